@@ -1,0 +1,1 @@
+"""pullback-calc: the differential-form pullback calculus of Mak & Ong, by reduction."""

@@ -1,0 +1,159 @@
+"""Divide: administrative reduction (→A) into let series of elementary terms.
+
+    atoms        a ::= x | r
+    elementary   E ::= a | 𝟎 | f(a,…,a) | ⟨a,…,a⟩ | πᵢ a | a a | a ⊕ … ⊕ a
+                     | λq.S | J(λq.S)·a | (λq.S)⋆a | Ω(a) a | Ω(λq.S) a
+    let series   L ::= let q = E in L | let x = E in x
+
+Abstraction bodies (including those of J, ⋆ and Ω) are left alone: they are
+decomposed only when they are differentiated (the premises of 16b, 17, 18).
+The body of the λ under a pullback or Jacobian is in A-normal form when it
+is a let series or a single elementary term.
+
+The three A-rules, each a small named unit (applied by the machine inside
+A-contexts, so every one appears in traces):
+
+    A-name  K[N] → let x = N in K[x]        N the first non-atomic operand
+    A-lift  let q = (let r = N in M) in L → let r = N in let q = M in L
+    A-tail  E → let x = E in x              E elementary, in the tail of a let
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..syntax.subst import fv, rename_apart
+from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
+                            Var, Zero, fresh, is_let)
+
+
+def is_atom(t: Term) -> bool:
+    return isinstance(t, (Var, Num))
+
+
+def is_elementary(t: Term) -> bool:
+    if isinstance(t, (Var, Num, Zero, Lam)):
+        return True
+    if isinstance(t, (Prim, Tuple, Sum)):
+        return all(is_atom(a) for a in t.children())
+    if isinstance(t, Proj):
+        return is_atom(t.arg)
+    if isinstance(t, App):
+        return is_atom(t.fun) and is_atom(t.arg)
+    if isinstance(t, Jac):
+        return is_atom(t.along)
+    if isinstance(t, Dual):
+        return is_atom(t.functional)
+    if isinstance(t, Pullback):
+        return is_atom(t.form) and (is_atom(t.fun) or isinstance(t.fun, Lam))
+    return False
+
+
+def is_let_series(t: Term) -> bool:
+    """let q₁ = E₁ in … let x = Eₙ in x (iterative: series can be long)."""
+    while True:
+        if not is_let(t) or not is_elementary(t.arg):
+            return False
+        body = t.fun.body
+        if isinstance(body, Var) and isinstance(t.fun.pat, Var) and body.name == t.fun.pat.name:
+            return True
+        t = body
+
+
+def is_a_normal(body: Term) -> bool:
+    """Cached: the body of a λ under Ω or J needs no more A-reduction."""
+    r = body.__dict__.get("_anf")
+    if r is None:
+        r = is_elementary(body) or is_let_series(body)
+        if r:
+            object.__setattr__(body, "_anf", True)
+    return r
+
+
+# ---- the operands A-name may name, in evaluation order ---------------------------
+
+def _operands(t: Term) -> list[tuple[int, Term]]:
+    """(slot, operand) pairs that must be atoms in an elementary term."""
+    if isinstance(t, (Prim, Tuple, Sum)):
+        return list(enumerate(t.children()))
+    if isinstance(t, Proj):
+        return [(0, t.arg)]
+    if isinstance(t, App):
+        return [(0, t.fun), (1, t.arg)]
+    if isinstance(t, Jac):
+        return [(1, t.along)]
+    if isinstance(t, Dual):
+        return [(1, t.functional)]
+    if isinstance(t, Pullback):
+        ops = [] if isinstance(t.fun, Lam) else [(0, t.fun)]
+        return ops + [(1, t.form)]
+    return []
+
+
+def _replace(t: Term, slot: int, new: Term) -> Term:
+    if isinstance(t, Prim):
+        a = list(t.args); a[slot] = new
+        return Prim(t.op, tuple(a), t.pos)
+    if isinstance(t, (Tuple, Sum)):
+        a = list(t.items); a[slot] = new
+        return type(t)(tuple(a), t.pos)
+    if isinstance(t, Proj):
+        return Proj(t.index, new, t.pos)
+    if isinstance(t, App):
+        return App(new, t.arg, t.pos) if slot == 0 else App(t.fun, new, t.pos)
+    if isinstance(t, Jac):
+        return Jac(t.lam, new, t.pos)
+    if isinstance(t, Dual):
+        return Dual(t.lam, new, t.pos)
+    if isinstance(t, Pullback):
+        return Pullback(new, t.form, t.pos) if slot == 0 else Pullback(t.fun, new, t.pos)
+    raise TypeError(t)
+
+
+def _base_name(t: Term) -> str:
+    if isinstance(t, Prim):
+        return t.op
+    return {Tuple: "tup", Proj: "proj", App: "app", Sum: "sum", Jac: "jac", Dual: "dual",
+            Pullback: "pb", Lam: "fn"}.get(type(t), "v")
+
+
+# ---- the A-rules ---------------------------------------------------------------------
+
+def a_name(t: Term) -> Term:
+    """A-name: K[N] → let x = N in K[x], N the first non-atomic operand of t."""
+    for slot, op in _operands(t):
+        if not is_atom(op):
+            x = Var(fresh(_base_name(op)))
+            return App(Lam(x, _replace(t, slot, x)), op, t.pos)
+    raise ValueError("A-name: no operand to name")  # the machine never asks
+
+
+def a_lift(t: Term) -> Term:
+    """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L."""
+    outer, inner = t.fun, t.arg
+    r, m = rename_apart(inner.fun.pat, inner.fun.body, fv(outer.body) | fv(outer))
+    return App(Lam(r, App(Lam(outer.pat, outer.body, outer.ann), m)), inner.arg, t.pos)
+
+
+def a_tail(t: Term) -> Term:
+    """A-tail: E → let x = E in x, naming the result of a let series."""
+    x = Var(fresh(_base_name(t) if not is_atom(t) else "r"))
+    return App(Lam(x, x), t, t.pos)
+
+
+def a_redex(t: Term, position: str, bound_var: Optional[str]) -> Optional[str]:
+    """Which A-rule applies to t in an A-context hole, if any.
+
+    ``position`` is "root" (the whole body), "bound" (the bound term of a let
+    being normalised) or "tail" (the body of a let); ``bound_var`` is the
+    variable the enclosing let binds, when it binds a single variable.
+    """
+    if is_let(t):
+        return "A-lift" if is_let(t.arg) else None
+    if is_elementary(t):
+        if position == "tail" and not (isinstance(t, Var) and t.name == bound_var):
+            return "A-tail"
+        return None
+    return "A-name"
+
+
+A_RULES = {"A-name": a_name, "A-lift": a_lift, "A-tail": a_tail}

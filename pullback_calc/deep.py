@@ -1,0 +1,47 @@
+"""Run deeply recursive work (10,000-deep terms) without hitting the limit.
+
+The engine's recursive functions run in a worker thread with a large stack
+and a raised recursion limit; iterative code is used where it is no harder.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+
+_STACK = 512 * 1024 * 1024
+_LIMIT = 400_000
+_local = threading.local()
+
+
+def deep(fn):
+    """Decorator: run ``fn`` on a big-stack thread unless already on one."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if getattr(_local, "deep", False):
+            return fn(*args, **kwargs)
+        box: dict = {}
+
+        def run():
+            _local.deep = True
+            try:
+                box["value"] = fn(*args, **kwargs)
+            except BaseException as e:  # re-raised in the caller's thread
+                box["error"] = e
+
+        if sys.getrecursionlimit() < _LIMIT:
+            sys.setrecursionlimit(_LIMIT)
+        old = threading.stack_size()
+        threading.stack_size(_STACK)
+        try:
+            t = threading.Thread(target=run, name="pullback-calc-deep")
+            t.start()
+        finally:
+            threading.stack_size(old)
+        t.join()
+        if "error" in box:
+            raise box["error"].with_traceback(box["error"].__traceback__)
+        return box["value"]
+
+    return wrapper

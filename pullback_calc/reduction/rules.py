@@ -1,0 +1,689 @@
+"""The numbered reduction rules, one small function each.
+
+Every rule takes the redex (already known to match: the machine decides
+*which* rule by ``classify_*`` below, Lemma 3.6) and a ``Premises`` object
+through which rules with a proof tree run their sub-derivations; it returns
+the contractum.  ``RULES`` maps each label to its function.  Notation:
+p the environment pattern, p̂ its direction pattern, V a value (the point),
+P a value (the direction), ā = a[V/p], â = a[P/p].
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional, Protocol
+
+from ..areduction.anf import A_RULES, is_a_normal, is_elementary
+from ..errors import ReductionError
+from ..syntax import prims
+from ..syntax.subst import bind_pattern, fv, subst
+from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
+                            Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_path,
+                            pattern_vars)
+from . import linear
+
+
+class Premises(Protocol):
+    def premise(self, term: Term, rule: str) -> Term: ...
+
+
+def _a_rule(f):
+    def apply(t: Term, m: Premises) -> Term:
+        return f(t)
+    apply.__doc__, apply.label = f.__doc__, f.__name__
+    return apply
+
+
+# label -> rule; the A-rules take no premises
+RULES: dict[str, Callable[[Term, Premises], Term]] = {k: _a_rule(f) for k, f in A_RULES.items()}
+
+
+def rule(label: str):
+    def register(fn):
+        fn.label = label
+        RULES[label] = fn
+        return fn
+    return register
+
+
+# ---- the environment pattern --------------------------------------------------------
+
+class Env:
+    """Look-ups of variables in the pattern p (memoised for one rule)."""
+
+    def __init__(self, p: Term):
+        self.p, self.memo = p, {}
+
+    def path(self, x: str):
+        if x not in self.memo:
+            self.memo[x] = pattern_path(self.p, x)
+        return self.memo[x]
+
+    def occurs(self, t: Term) -> bool:
+        return any(self.path(x) is not None for x in fv(t))
+
+    def at(self, t: Term, V: Term) -> Term:
+        """t[V/p], touching only the variables t uses."""
+        if t is self.p:
+            return V
+        m = {}
+        for x in fv(t):
+            path = self.path(x)
+            if path is not None:
+                m[x] = component(V, path)
+        return subst(t, m)
+
+
+def component(v: Term, path) -> Term:
+    for i in path:
+        v = v.items[i - 1] if isinstance(v, Tuple) else Proj(i, v)
+    return v
+
+
+class PatVars:
+    """The variables of a pattern as a lazy set (``frozenset & PatVars``)."""
+
+    def __init__(self, p: Term):
+        self.env = Env(p)
+
+    def __rand__(self, names):
+        return frozenset(x for x in names if self.env.path(x) is not None)
+
+    __and__ = __rand__
+
+
+def _env_extension(lam: Lam) -> bool:
+    """Is the body ⟨p, E⟩ with p the binder itself (built by rule 8)?"""
+    b = lam.body
+    return isinstance(b, Tuple) and len(b.items) == 2 and (b.items[0] is lam.pat
+                                                           or b.items[0] == lam.pat)
+
+
+def _elementary_body(lam: Lam) -> bool:
+    return is_elementary(lam.body) or _env_extension(lam)
+
+
+def _flag_anf(t: Term) -> Term:
+    object.__setattr__(t, "_anf", True)
+    return t
+
+
+def ensure_spine_unique(lam: Lam) -> Lam:
+    """α-rename let binders on the spine of λp.L that repeat a variable of p
+    or of an earlier let, so that rule 8's ⟨p, x⟩ never binds a name twice.
+    Done once per pullback (rules 8 and 8J pass the flag on)."""
+    if lam.__dict__.get("_spine"):
+        return lam
+    seen = set(pattern_vars(lam.pat))
+    spine: list[tuple[Term, Term, object]] = []  # (pattern, bound, ann)
+    t = lam.body
+    changed = False
+    while is_let(t):
+        q, body = t.fun.pat, t.fun.body
+        clash = [n for n in pattern_vars(q) if n in seen]
+        if clash:
+            ren = {n: Var(fresh(n)) for n in clash}
+            q, body = subst(q, ren), subst(body, ren)
+            changed = True
+        seen.update(pattern_vars(q))
+        spine.append((q, t.arg, t.fun.ann))
+        t = body
+    if changed:
+        for q, bound, ann in reversed(spine):
+            t = App(Lam(q, t, ann), bound)
+        lam = Lam(lam.pat, _flag_anf(t), lam.ann, lam.pos)
+    object.__setattr__(lam, "_spine", True)
+    return lam
+
+
+# ======================================================================================
+# 1–4: call by value
+# ======================================================================================
+
+@rule("1")
+def beta(t: App, m: Premises) -> Term:
+    """(1) β_v:  (λq.S) V → S[V/q].
+
+    The argument is a value, so it is computed once however often q is used --
+    this is why the strategy must be call-by-value (no expression swell)."""
+    return subst(t.fun.body, bind_pattern(t.fun.pat, t.arg))
+
+
+@rule("2")
+def projection(t: Proj, m: Premises) -> Term:
+    """(2) πᵢ ⟨V₁, …, Vₙ⟩ → Vᵢ."""
+    return t.arg.items[t.index - 1]
+
+
+@rule("3")
+def sums(t: Term, m: Premises) -> Term:
+    """(3) the vector-space structure of values.
+
+    Formal sums are associative and commutative with unit 𝟎 (the paper
+    treats them so); values add componentwise: numerals as reals, tuples
+    componentwise, abstractions pointwise, and equal linear atoms collect
+    their coefficients (c × A ⊕ d × A → (c+d) × A).  Linear positions
+    distribute over sums: (P ⊕ Q) V → P V ⊕ Q V, πᵢ(P ⊕ Q) → πᵢP ⊕ πᵢQ,
+    (λv.S)⋆(P ⊕ Q) → (λv.S)⋆P ⊕ (λv.S)⋆Q, and 0 is absorbing there.
+    𝟎 at type ℝ is the numeral 0 (in a function symbol's argument)."""
+    if isinstance(t, App):
+        if isinstance(t.fun, Zero):
+            return ZERO
+        return formal_sum(App(f, t.arg) for f in t.fun.items)
+    if isinstance(t, Proj):
+        if isinstance(t.arg, Zero):
+            return ZERO
+        return formal_sum(Proj(t.index, s) for s in t.arg.items)
+    if isinstance(t, Dual):
+        if isinstance(t.functional, Zero):
+            return ZERO
+        return formal_sum(Dual(t.lam, f) for f in t.functional.items)
+    if isinstance(t, Prim):
+        return Prim(t.op, tuple(Num(0.0) if isinstance(a, Zero) else a for a in t.args), t.pos)
+    return _normalize_sum(t)
+
+
+def _flatten(items) -> list[Term]:
+    out: list[Term] = []
+    stack = list(reversed(items))
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Sum):
+            stack.extend(reversed(u.items))
+        elif not isinstance(u, Zero):
+            out.append(u)
+    return out
+
+
+def _split(t: Term) -> tuple[Term, Term]:
+    """A summand as (coefficient, atom)."""
+    if isinstance(t, Prim) and t.op == "mul" and isinstance(t.args[0], Num):
+        return t.args[0], t.args[1]
+    return linear.ONE, t
+
+
+def sum_needs_normalizing(t: Sum) -> bool:
+    nums = tuples = lams = 0
+    atoms = set()
+    for u in t.items:
+        if isinstance(u, (Sum, Zero)):
+            return True
+        if isinstance(u, Num):
+            nums += 1
+        elif isinstance(u, Tuple):
+            tuples += 1
+        elif isinstance(u, Lam):
+            lams += 1
+        else:
+            a = _split(u)[1]
+            if a in atoms:
+                return True
+            atoms.add(a)
+    return nums > 1 or tuples > 1 or lams > 1
+
+
+def _normalize_sum(t: Sum) -> Term:
+    items = _flatten(t.items)
+    num = None
+    tuples: list[Tuple] = []
+    lams: list[Lam] = []
+    coeffs: dict = {}
+    for u in items:
+        if isinstance(u, Num):
+            num = u if num is None else Num(num.value + u.value)
+        elif isinstance(u, Tuple):
+            tuples.append(u)
+        elif isinstance(u, Lam):
+            lams.append(u)
+        else:
+            c, a = _split(u)
+            coeffs[a] = c if a not in coeffs else linear.cadd(coeffs[a], c)
+    out: list[Term] = []
+    if num is not None:
+        out.append(num)
+    if tuples:
+        n = len(tuples[0].items)
+        same = [u for u in tuples if len(u.items) == n]
+        out.append(Tuple(tuple(formal_sum(u.items[i] for u in same) for i in range(n)))
+                   if len(same) > 1 else same[0])
+        out.extend(u for u in tuples if len(u.items) != n)
+    if lams:
+        first = lams[0]
+        bodies = [first.body]
+        for g in lams[1:]:
+            bodies.append(subst(g.body, bind_pattern(g.pat, first.pat)))
+        out.append(Lam(first.pat, formal_sum(bodies), first.ann) if len(lams) > 1 else first)
+    for a, c in coeffs.items():
+        if isinstance(c, Num) and c.value == 0.0:
+            continue
+        out.append(a if c == linear.ONE else Prim("mul", (c, a)))
+    return formal_sum(out)
+
+
+@rule("4")
+def primitive(t: Prim, m: Premises) -> Term:
+    """(4) δ:  f(r₁, …, rₖ) → the numeral f(r₁, …, rₖ), for f ∈ F (table EVAL)."""
+    args = [a.value for a in t.args]
+    try:
+        v = prims.EVAL[t.op](*args)
+    except (ArithmeticError, ValueError) as e:
+        raise ReductionError(f"rule 4 cannot apply: {t.op} is undefined at "
+                             f"{', '.join(map(repr, args))} ({e})", rule="4", redex=t)
+    if not math.isfinite(v):
+        raise ReductionError(f"rule 4 cannot apply: {t.op}({', '.join(map(repr, args))}) "
+                             f"is not a finite real", rule="4", redex=t)
+    return Num(v)
+
+
+@rule("dual-app")
+def dual_apply(t: App, m: Premises) -> Term:
+    """((λq.S)⋆P) V → P (S[V/q]): a dual map is the functional P after the
+    linear map λq.S (the meaning of the dual map, applied)."""
+    d: Dual = t.fun
+    return App(d.functional, subst(d.lam.body, bind_pattern(d.lam.pat, t.arg)))
+
+
+# ======================================================================================
+# 5–6: dual maps
+# ======================================================================================
+
+@rule("5")
+def dual_along_linear_map(t: Dual, m: Premises) -> Term:
+    """(5) (λv.S)⋆(λw.T) → λv.⟦T[S/w]⟧  -- the dual of a functional along a
+    linear map is the composite functional; ⟦·⟧ puts it in linear normal form
+    (distribute scalars, collect equal atoms), so its coefficients are
+    numerals.  (λv.S)⋆𝟎 → 𝟎 and (λv.𝟎)⋆P → 𝟎.
+
+    In the reverse phase S is the Jacobian of one elementary term at its
+    point and T the covector of everything after it: this step is one step
+    of back-propagation, touching only the coefficients of the variables the
+    elementary term used."""
+    lam, f = t.lam, t.functional
+    if isinstance(f, Zero) or isinstance(lam.body, Zero):
+        return ZERO
+    body = linear.compose(f, lam.body, PatVars(lam.pat))
+    return Lam(lam.pat, body)
+
+
+@rule("6")
+def dual_contravariance(t: Dual, m: Premises) -> Term:
+    """(6) (λv.S)⋆((λw.S')⋆P) → (λv.S'[S/w])⋆P  -- contravariance:
+    f⋆(g⋆P) = (g ∘ f)⋆P.  Fires when P is stuck (e.g. a free 1-form)."""
+    inner: Dual = t.functional
+    body = subst(inner.lam.body, bind_pattern(inner.lam.pat, t.lam.body))
+    return Dual(Lam(t.lam.pat, body, t.lam.ann), inner.functional)
+
+
+# ======================================================================================
+# 7–8: pullbacks along let series;  pb: pullback along an elementary term at a point
+# ======================================================================================
+
+@rule("7")
+def pullback_base(t: Pullback, m: Premises) -> Term:
+    """(7) Ω(λp. let x = E in x) ω → Ω(λp.E) ω  -- base case: a let series
+    whose body is its own variable is its elementary term."""
+    lam = t.fun
+    return Pullback(Lam(lam.pat, lam.body.arg, lam.ann), t.form)
+
+
+@rule("8")
+def pullback_let(t: Pullback, m: Premises) -> Term:
+    """(8) Ω(λp. let q = E in L) ω → Ω(λp.⟨p, E⟩) (Ω(λ⟨p, q⟩.L) ω)  --
+    contravariance of pullbacks: λp.let q = E in L = (λ⟨p,q⟩.L) ∘ (λp.⟨p,E⟩),
+    and (g ∘ f)*ω = f*(g*ω).  The environment ⟨p, q⟩ keeps every earlier
+    variable in scope; p is shared, so the step costs O(1)."""
+    lam = ensure_spine_unique(t.fun)
+    let_ = lam.body
+    q, L = let_.fun.pat, let_.fun.body
+    env = _flag_anf(Tuple((lam.pat, let_.arg)))
+    inner = Lam(Tuple((lam.pat, q)), L)
+    object.__setattr__(inner, "_spine", True)
+    return Pullback(Lam(lam.pat, env), Pullback(inner, t.form))
+
+
+@rule("pb")
+def pullback_at_point(t: App, m: Premises) -> Term:
+    """(pb) Ω(λp.E) ω V → (λp̂. (J(λp.E)·p̂) V)⋆ (ω E[V/p])  -- the pullback
+    of ω along λp.E at V is ω at the image E[V/p], composed with the
+    Jacobian of λp.E at V.  E[V/p] is computed once, in the functional
+    (forward phase); the Jacobian is reduced in the map's body (reverse
+    phase).  p̂ has canonical names (dx for x), so each stage's covector
+    has exactly the binder the next stage's Jacobian produces."""
+    pb: Pullback = t.fun
+    lam: Lam = pb.fun
+    p, E, V = lam.pat, lam.body, t.arg
+    env = Env(p)
+    if _env_extension(lam):
+        image = Tuple((V, env.at(E.items[1], V)))
+    else:
+        image = env.at(E, V)
+    ph = direction_pattern(p)
+    return Dual(Lam(ph, App(Jac(lam, ph), V)), App(pb.form, image))
+
+
+# ======================================================================================
+# 9–20: the Jacobian of an elementary term at a point, along a direction
+#   redex:  (J(λp.E)·P) V
+# ======================================================================================
+
+def _parts(t: App):
+    jac: Jac = t.fun
+    return jac.lam.pat, jac.lam.body, jac.along, t.arg, Env(jac.lam.pat)
+
+
+def _dir(env: Env, a: Term, P: Term) -> Term:
+    """â = a[P/p] for an atom a."""
+    return env.at(a, P)
+
+
+@rule("9")
+def jac_constant(t: App, m: Premises) -> Term:
+    """(9) (J(λp.E)·P) V → 𝟎 when no variable of p is free in E: the
+    Jacobian of a constant function is 0."""
+    return ZERO
+
+
+@rule("10")
+def jac_variable(t: App, m: Premises) -> Term:
+    """(10) (J(λp.x)·P) V → x[P/p]  -- x ∈ lin(x): a linear function is its
+    own Jacobian (here a coordinate projection of the environment)."""
+    p, E, P, V, env = _parts(t)
+    return _dir(env, E, P)
+
+
+@rule("11")
+def jac_projection(t: App, m: Premises) -> Term:
+    """(11) (J(λp.πᵢ a)·P) V → πᵢ â  -- projections are linear."""
+    p, E, P, V, env = _parts(t)
+    return Proj(E.index, _dir(env, E.arg, P))
+
+
+@rule("12")
+def jac_sum(t: App, m: Premises) -> Term:
+    """(12) (J(λp.a₁ ⊕ … ⊕ aₖ)·P) V → â₁ ⊕ … ⊕ âₖ  -- the formal sum is
+    linear (constant summands contribute 0)."""
+    p, E, P, V, env = _parts(t)
+    return formal_sum(_dir(env, a, P) for a in E.items if env.occurs(a))
+
+
+@rule("13")
+def jac_of_jacobian_direction(t: App, m: Premises) -> Term:
+    """(13) (J(λp. J(λq.S)·a)·P) V → J(λq.S)·â  when p is free only in a:
+    the Jacobian J(λq.S)·a is linear in its direction a."""
+    p, E, P, V, env = _parts(t)
+    return Jac(E.lam, _dir(env, E.along, P))
+
+
+@rule("14")
+def jac_of_pullback_form(t: App, m: Premises) -> Term:
+    """(14) (J(λp. Ω(F) a)·P) V → Ω(F) â  when p is free only in a: the
+    pullback Ω(F)ω is linear in the 1-form ω."""
+    p, E, P, V, env = _parts(t)
+    return Pullback(E.fun, _dir(env, E.form, P))
+
+
+@rule("15")
+def jac_function_symbol(t: App, m: Premises) -> Term:
+    """(15) (J(λp. f(a₁,…,aₖ))·P) V → Σᵢ ∂ᵢf(ā₁,…,āₖ) × âᵢ  -- the known
+    Jacobian of f ∈ F (table PARTIALS) at the point, along the direction;
+    only arguments that depend on p contribute.  The partials are terms in
+    the numerals āᵢ, computed by rule 4 in the next steps."""
+    p, E, P, V, env = _parts(t)
+    bars = [env.at(a, V) for a in E.args]
+    partials = prims.PARTIALS[E.op](*bars)
+    out = []
+    for a, d in zip(E.args, partials):
+        if env.occurs(a):
+            da = _dir(env, a, P)
+            out.append(da if d is None else Prim("mul", (d, da)))
+    return formal_sum(out)
+
+
+def _apart(q: Term, body: Term, env: Env, avoid: frozenset) -> tuple[Term, Term]:
+    """Rename the inner binder q away from p and from the free variables of
+    the point and direction, so differentiating under it captures nothing."""
+    clash = [n for n in pattern_vars(q) if n in avoid or env.path(n) is not None]
+    if not clash:
+        return q, body
+    ren = {n: Var(fresh(n)) for n in clash}
+    return subst(q, ren), subst(body, ren)
+
+
+@rule("16a")
+def jac_dual_functional(t: App, m: Premises) -> Term:
+    """(16a) (J(λp.(λq.S)⋆a)·P) V → (λq.S)⋆â  when p is free only in a: a
+    dual map is linear in its functional."""
+    p, E, P, V, env = _parts(t)
+    return Dual(E.lam, _dir(env, E.functional, P))
+
+
+def _body_tangent(t: App, m: Premises, label: str) -> tuple[Term, Term, Term]:
+    """The premise of 16b/16c/18: (J(λp.S)·P) V ⇓ T, S the body of the inner
+    abstraction λq.S (q free).  Returns (q, S, T)."""
+    p, E, P, V, env = _parts(t)
+    inner: Lam = E.lam if isinstance(E, Dual) else E
+    q, S = _apart(inner.pat, inner.body, env, fv(P) | fv(V))
+    T = m.premise(App(Jac(Lam(p, S), P), V), label)
+    return q, S, T
+
+
+@rule("16b")
+def jac_dual_map(t: App, m: Premises) -> Term:
+    """(16b) (J(λp.(λq.S)⋆a)·P) V → (λq.T)⋆a  when p is free only in S,
+    where (J(λp.S)·P) V ⇓ T (premise).  Dual and abstraction are linear, so
+    the derivative passes inside: the functional a after the derivative of
+    the map.  The premise reduces S's let series with the pullback machinery
+    (no expression swell)."""
+    q, S, T = _body_tangent(t, m, "16b")
+    return Dual(Lam(q, T), t.fun.lam.body.functional)
+
+
+@rule("16c")
+def jac_dual_both(t: App, m: Premises) -> Term:
+    """(16c) (J(λp.(λq.S)⋆a)·P) V → (λq.S[V/p])⋆â ⊕ (λq.T)⋆ā  when p is
+    free in both, with (J(λp.S)·P) V ⇓ T (premise): the Jacobian of a
+    bilinear function is the sum of the two partial ones."""
+    p, E, P, V, env = _parts(t)
+    q, S, T = _body_tangent(t, m, "16c")
+    return Sum((Dual(Lam(q, env.at(S, V)), _dir(env, E.functional, P)),
+                Dual(Lam(q, T), env.at(E.functional, V))))
+
+
+@rule("17")
+def jac_pullback(t: App, m: Premises) -> Term:
+    """(17) (J(λp.E)·P) V → (J(λp.λu.W)·P) V  when E is a pullback Ω(λq.S)a
+    (or a Jacobian J(λq.S)·a) whose function depends on p, u is fresh and
+    E u ⇓ W (premise, with p free).  The differential operator cannot be
+    differentiated as a symbol; it is replaced by the abstraction of its
+    reduct, which rule 18 then differentiates.  This is what nests AD."""
+    p, E, P, V, env = _parts(t)
+    u = Var(fresh("u"))
+    W = m.premise(App(E, u), "17")
+    return App(Jac(Lam(p, Lam(u, W)), P), V)
+
+
+@rule("18")
+def jac_abstraction(t: App, m: Premises) -> Term:
+    """(18) (J(λp.λq.S)·P) V → λq.T  with (J(λp.S)·P) V ⇓ T (premise)  --
+    D-curry: the Jacobian of a curried function is the curried Jacobian of
+    its body."""
+    q, S, T = _body_tangent(t, m, "18")
+    return Lam(q, T)
+
+
+@rule("19a")
+def jac_application_function(t: App, m: Premises) -> Term:
+    """(19a) (J(λp. a₁ a₂)·P) V → â₁ a₂  when p is free only in a₁: the
+    function position is linear (evaluation at a fixed argument)."""
+    p, E, P, V, env = _parts(t)
+    return App(_dir(env, E.fun, P), E.arg)
+
+
+def _arg_tangent(t: App, m: Premises, label: str):
+    p, E, P, V, env = _parts(t)
+    T0 = m.premise(App(Jac(Lam(p, _flag_anf(E.arg)), P), V), label)
+    return env.at(E.fun, V), T0, env.at(E.arg, V)
+
+
+@rule("19b")
+def jac_application_both(t: App, m: Premises) -> Term:
+    """(19b) (J(λp. a₁ a₂)·P) V → â₁ ā₂ ⊕ (J(λz.S)·T₀) ā₂  when p is free in
+    both, ā₁ = λz.S, and (J(λp.a₂)·P) V ⇓ T₀ (premise)  -- the D-eval rule:
+    the derivative of evaluation is the derivative in the function plus the
+    derivative of the function along the argument's derivative."""
+    p, E, P, V, env = _parts(t)
+    f, T0, arg = _arg_tangent(t, m, "19b")
+    return Sum((App(_dir(env, E.fun, P), arg), App(Jac(f, T0), arg)))
+
+
+@rule("19c")
+def jac_application_argument(t: App, m: Premises) -> Term:
+    """(19c) (J(λp. a₁ a₂)·P) V → (J(λz.S)·T₀) ā₂  when p is free only in
+    a₂, ā₁ = λz.S and (J(λp.a₂)·P) V ⇓ T₀ (premise): the function is
+    constant, so only the argument's derivative counts (the chain rule)."""
+    f, T0, arg = _arg_tangent(t, m, "19c")
+    return App(Jac(f, T0), arg)
+
+
+@rule("20a")
+def jac_tuple(t: App, m: Premises) -> Term:
+    """(20a) (J(λp.⟨a₁,…,aₙ⟩)·P) V → ⟨(J(λp.a₁)·P) V, …, (J(λp.aₙ)·P) V⟩  --
+    the Jacobian of a tuple is the tuple of Jacobians."""
+    p, E, P, V, env = _parts(t)
+    lam = t.fun.lam
+    return Tuple(tuple(App(Jac(Lam(p, _flag_anf(a), lam.ann), P), V) for a in E.items))
+
+
+@rule("20b")
+def jac_env_extension(t: App, m: Premises) -> Term:
+    """(20b) (J(λp.⟨p, E⟩)·P) V → ⟨P, (J(λp.E)·P) V⟩  -- 20a for the
+    environment extension built by rule 8, whose first component is the
+    identity (its Jacobian is P itself, in one step)."""
+    p, E, P, V, env = _parts(t)
+    return Tuple((P, App(Jac(Lam(p, E.items[1]), P), V)))
+
+
+# ---- the Jacobian of a let series (used inside premises) ------------------------------
+
+@rule("7J")
+def jac_base(t: Jac, m: Premises) -> Term:
+    """(7J) J(λp. let x = E in x)·P → J(λp.E)·P  -- rule 7 for Jacobians."""
+    lam = t.lam
+    return Jac(Lam(lam.pat, lam.body.arg, lam.ann), t.along)
+
+
+@rule("8J")
+def jac_let(t: App, m: Premises) -> Term:
+    """(8J) (J(λp. let q = E in L)·P) V →
+            (J(λ⟨p,q⟩.L)·⟨P, (J(λp.E)·P) V⟩) ⟨V, E[V/p]⟩
+    -- the chain rule along a let series, forwards: the tangent of the
+    environment grows by the tangent of E while its value grows by E's
+    value.  Premises (16b, 16c, 18) differentiate abstraction bodies so."""
+    jac: Jac = t.fun
+    lam = ensure_spine_unique(jac.lam)
+    p, P, V = lam.pat, jac.along, t.arg
+    let_ = lam.body
+    q, L, E = let_.fun.pat, let_.fun.body, let_.arg
+    env = Env(p)
+    inner = Lam(Tuple((p, q)), L)
+    object.__setattr__(inner, "_spine", True)
+    tangent = App(Jac(Lam(p, _flag_anf(E)), P), V)
+    return App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
+
+
+# ======================================================================================
+# classification (which rule applies: the redex part of Lemma 3.6)
+# ======================================================================================
+
+def classify_jacobian_at(t: App) -> Optional[str]:
+    """For (J(λp.E)·P) V with E elementary: the rule, or None (a value)."""
+    lam = t.fun.lam
+    E = lam.body
+    if _env_extension(lam):
+        return "20b"
+    env = Env(lam.pat)
+    if not env.occurs(E):
+        return "9"
+    if isinstance(E, Var):
+        return "10"
+    if isinstance(E, Proj):
+        return "11"
+    if isinstance(E, Sum):
+        return "12"
+    if isinstance(E, Jac):
+        return "13" if not env.occurs(E.lam) else "17"
+    if isinstance(E, Pullback):
+        if not env.occurs(E.fun):
+            return "14"
+        return "17" if isinstance(E.fun, Lam) else None
+    if isinstance(E, Prim):
+        return "15"
+    if isinstance(E, Dual):
+        in_f, in_map = env.occurs(E.functional), env.occurs(E.lam)
+        return "16a" if not in_map else ("16b" if not in_f else "16c")
+    if isinstance(E, Lam):
+        return "18"
+    if isinstance(E, App):
+        in_fun, in_arg = env.occurs(E.fun), env.occurs(E.arg)
+        if not in_arg:
+            return "19a"
+        if not isinstance(env.at(E.fun, t.arg), Lam):
+            return None  # the paper's values 1 and 2: nothing to differentiate into
+        return "19b" if in_fun else "19c"
+    if isinstance(E, Tuple):
+        return "20a"
+    return None
+
+
+def classify_app(t: App) -> Optional[str]:
+    """An application whose function and argument are values."""
+    f = t.fun
+    if isinstance(f, Lam):
+        return "1"
+    if isinstance(f, (Sum, Zero)):
+        return "3"
+    if isinstance(f, Dual):
+        return "dual-app"
+    if isinstance(f, Pullback) and isinstance(f.fun, Lam) and _elementary_body(f.fun):
+        return "pb"
+    if isinstance(f, Jac):
+        if is_let(f.lam.body):
+            return "8J"
+        if _elementary_body(f.lam):
+            return classify_jacobian_at(t)
+    return None
+
+
+def classify_pullback(t: Pullback) -> Optional[str]:
+    """Ω(λp.L) ω with L an A-normal let series and ω a value."""
+    lam = t.fun
+    if isinstance(lam, Lam) and is_let(lam.body):
+        b = lam.body
+        if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
+                and b.fun.body.name == b.fun.pat.name:
+            return "7"
+        return "8"
+    return None
+
+
+def classify_jac(t: Jac) -> Optional[str]:
+    b = t.lam.body
+    if is_let(b) and isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
+            and b.fun.body.name == b.fun.pat.name:
+        return "7J"
+    return None
+
+
+def classify_dual(t: Dual) -> Optional[str]:
+    f = t.functional
+    if isinstance(f, Lam) or isinstance(f, Zero) or isinstance(t.lam.body, Zero):
+        return "5"
+    if isinstance(f, Sum):
+        return "3"
+    if isinstance(f, Dual):
+        return "6"
+    return None
+
+
+NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+            "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "A-name", "A-lift", "A-tail"]

@@ -43,8 +43,31 @@ class Ctx:
         self.depth = 1 + (parent.depth if parent else 0)
         self.in_dual = kind == "dual-body" or (parent.in_dual if parent else False)
 
+    def hole(self) -> Term:
+        n, k = self.node, self.kind
+        if k == "prim":
+            return n.args[self.index]
+        if k in ("tuple", "sum"):
+            return n.items[self.index]
+        if k in ("app-fun", "pb-fun"):
+            return n.fun
+        if k in ("app-arg", "let-bound", "proj"):
+            return n.arg
+        if k == "jac-along":
+            return n.along
+        if k in ("dual-fun", "pb-form"):
+            return n.functional if k == "dual-fun" else n.form
+        if k == "dual-body":
+            return n.lam.body
+        if k == "let-body":
+            return n.fun.body
+        return (n.lam if isinstance(n, Jac) else n.fun).body  # a-root
+
     def plug(self, t: Term) -> Term:
-        """The frame's node with its hole filled by t."""
+        """The frame's node with its hole filled by t (the node itself if t is
+        what was there: values come back unchanged, and sharing is kept)."""
+        if self.hole() is t:
+            return self.node
         n, k = self.node, self.kind
         if k == "prim":
             a = list(n.args); a[self.index] = t
@@ -317,7 +340,7 @@ class Machine:
     def _down_a(self, ctx: Ctx, t: Term):
         """In an A-context hole: a redex, a frame to push, or None (done here)."""
         position, bound = self._position(ctx)
-        if position == "root" and is_a_normal(t):
+        if position == "root" and "_anf" in t.__dict__:
             return None
         if is_let(t) and position != "bound":
             if is_let(t.arg):

@@ -322,7 +322,7 @@ def pullback_base(t: Pullback, m: Premises) -> Term:
     """(7) Ω(λp. let x = E in x) ω → Ω(λp.E) ω  -- base case: a let series
     whose body is its own variable is its elementary term."""
     lam = t.fun
-    return Pullback(Lam(lam.pat, lam.body.arg, lam.ann), t.form)
+    return Pullback(Lam(lam.pat, _flag_anf(lam.body.arg), lam.ann), t.form)
 
 
 @rule("8")
@@ -335,7 +335,7 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
     let_ = lam.body
     q, L = let_.fun.pat, let_.fun.body
     env = _flag_anf(Tuple((lam.pat, let_.arg)))
-    inner = Lam(Tuple((lam.pat, q)), L)
+    inner = Lam(Tuple((lam.pat, q)), _flag_anf(L))  # the tail of a let series is one
     object.__setattr__(inner, "_spine", True)
     return Pullback(Lam(lam.pat, env), Pullback(inner, t.form))
 
@@ -568,7 +568,7 @@ def jac_env_extension(t: App, m: Premises) -> Term:
 def jac_base(t: Jac, m: Premises) -> Term:
     """(7J) J(λp. let x = E in x)·P → J(λp.E)·P  -- rule 7 for Jacobians."""
     lam = t.lam
-    return Jac(Lam(lam.pat, lam.body.arg, lam.ann), t.along)
+    return Jac(Lam(lam.pat, _flag_anf(lam.body.arg), lam.ann), t.along)
 
 
 @rule("8J")
@@ -584,7 +584,7 @@ def jac_let(t: App, m: Premises) -> Term:
     let_ = lam.body
     q, L, E = let_.fun.pat, let_.fun.body, let_.arg
     env = Env(p)
-    inner = Lam(Tuple((p, q)), L)
+    inner = Lam(Tuple((p, q)), _flag_anf(L))
     object.__setattr__(inner, "_spine", True)
     tangent = App(Jac(Lam(p, _flag_anf(E)), P), V)
     return App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))

@@ -1,0 +1,171 @@
+"""Results: normal forms, and Jacobian rows read off them.
+
+The p-th row of the Jacobian of f : ℝⁿ → ℝᵐ at V is the normal form of
+
+    Ω(f) (λz. e_p*) V        e_p* = λw. πₚ w
+
+a covector λp̂. c₁ × A₁ ⊕ … ⊕ cₙ × Aₙ whose coefficients are numerals
+produced during reduction (rule 5).  The row is read off that normal form:
+the coefficient of each input coordinate's atom -- never by applying the
+covector to basis vectors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Union
+
+from ..deep import deep
+from ..errors import JacobianError
+from ..reduction.linear import to_lincomb
+from ..reduction.machine import DEFAULT_MAX_STEPS, Machine, Step
+from ..reduction.rules import PatVars, component
+from ..syntax.terms import (App, Lam, Num, Proj, Pullback, Term, Tuple, Var, Zero, fresh,
+                            is_pattern)
+from ..syntax.types import Arrow, DualT, Prod, Type, real_leaves, rn
+
+
+@dataclass
+class ReductionResult:
+    value: Term
+    steps: int
+    trace: list = field(repr=False)
+    rule_counts: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class JacobianRow:
+    row: list
+    steps: int
+    trace: list = field(repr=False)
+    covector: Term = field(repr=False, default=None)
+    term: Term = field(repr=False, default=None)
+    rule_counts: dict = field(default_factory=dict, repr=False)
+
+
+def _as_term(t: Union[str, Term]) -> Term:
+    if isinstance(t, str):
+        from ..syntax.parser import parse
+        return parse(t)
+    return t
+
+
+@deep
+def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
+           record: bool = True) -> ReductionResult:
+    """Reduce a term to its normal form by the call-by-value strategy."""
+    m = Machine(max_steps=max_steps, record=record)
+    value, trace = m.reduce(_as_term(term))
+    return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts))
+
+
+# ---- shapes -------------------------------------------------------------------------
+
+def _function_type(f: Term, n: int) -> tuple[Type, Type]:
+    """(domain, codomain) of f, annotating a bare ``λy.S`` with ℝⁿ so that
+    projections of y can be typed."""
+    from ..typing.check import typecheck
+    g = f
+    if isinstance(f, Lam) and f.ann is None and isinstance(f.pat, Var):
+        g = Lam(f.pat, f.body, rn(n), f.pos)
+    ty = typecheck(g)
+    if isinstance(ty, DualT):
+        raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
+    if not isinstance(ty, Arrow):
+        raise JacobianError(f"expected a function ℝⁿ → ℝᵐ, found a term of type {ty}")
+    return ty.dom, ty.cod
+
+
+def _leaves(t: Type, what: str) -> list:
+    paths = real_leaves(t)
+    if paths is None:
+        raise JacobianError(f"the {what} type {t} is not ℝⁿ (built from ℝ by products); "
+                            f"use reduce() and apply the covector to a tangent instead")
+    return paths
+
+
+def _point_term(dom: Type, point: Sequence[float]) -> Term:
+    if isinstance(dom, Prod):
+        vals = iter(point)
+
+        def build(t: Type) -> Term:
+            if isinstance(t, Prod):
+                return Tuple(tuple(build(i) for i in t.items))
+            return Num(next(vals))
+        return build(dom)
+    return Num(point[0])
+
+
+def _coordinate_functional(cod: Type, path: tuple) -> Lam:
+    """e_p* = λw. πₚ w (a projection path for nested products)."""
+    w = Var(fresh("w"))
+    body: Term = w
+    for i in path:
+        body = Proj(i, body)
+    return Lam(w, body)
+
+
+def _points(point) -> list[float]:
+    if isinstance(point, (int, float)):
+        return [float(point)]
+    try:
+        return [float(v) for v in point]
+    except (TypeError, ValueError):
+        raise JacobianError(f"the point must be a list of numbers, got {point!r}") from None
+
+
+# ---- rows ---------------------------------------------------------------------------
+
+@deep
+def jacobian_row(f: Union[str, Term], point, p: int,
+                 max_steps: int = DEFAULT_MAX_STEPS) -> JacobianRow:
+    """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction."""
+    f = _as_term(f)
+    pt = _points(point)
+    dom, cod = _function_type(f, len(pt))
+    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
+    if len(in_paths) != len(pt):
+        raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
+                            f"has {len(pt)} coordinate(s)")
+    if not 0 <= p < len(out_paths):
+        raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
+                            f"output(s) (rows are counted from 0)")
+    z = Var(fresh("z"))
+    omega = Lam(z, _coordinate_functional(cod, out_paths[p]))
+    term = App(Pullback(f, omega), _point_term(dom, pt))
+    m = Machine(max_steps=max_steps, record=True)
+    value, trace = m.reduce(term)
+    row = read_row(value, in_paths)
+    return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
+
+
+def read_row(covector: Term, in_paths: list) -> list[float]:
+    """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate."""
+    if isinstance(covector, Zero):
+        return [0.0] * len(in_paths)
+    if not (isinstance(covector, Lam) and is_pattern(covector.pat)):
+        raise JacobianError(f"the normal form is not a covector: {covector}")
+    coeffs = dict(to_lincomb(covector.body, PatVars(covector.pat)))
+    row = []
+    for path in in_paths:
+        atom = component(covector.pat, path)
+        c = coeffs.pop(atom, None)
+        if c is None:
+            row.append(0.0)
+        elif isinstance(c, Num):
+            row.append(c.value)
+        else:
+            raise JacobianError(f"the coefficient of {atom} is not a numeral: {c}")
+    if coeffs:
+        raise JacobianError("the normal form has atoms that are not input coordinates: "
+                            + ", ".join(str(a) for a in coeffs))
+    return row
+
+
+@deep
+def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS) -> list:
+    """All rows of the Jacobian, one reduction (reverse-mode run) per output."""
+    f = _as_term(f)
+    pt = _points(point)
+    dom, cod = _function_type(f, len(pt))
+    m = len(_leaves(cod, "output"))
+    return [jacobian_row(f, pt, p, max_steps=max_steps).row for p in range(m)]

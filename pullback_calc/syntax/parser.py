@@ -1,0 +1,280 @@
+"""Parser: concrete syntax (Unicode or ASCII, freely mixed) to terms and types.
+
+Lark's LALR parser with an inline transformer builds the AST while parsing,
+so there is no parse tree and no recursion: 10,000-deep terms parse fine.
+The syntax is in ``grammar.lark``; Lark errors become ``ParseError``s with
+readable messages and line/column positions.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Optional
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from ..errors import ParseError
+from . import prims, types
+from .terms import (App, Dual, Jac, Lam, Num, Pos, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
+                    Zero, note_name)
+
+__all__ = ["parse", "parse_type"]
+
+# Identifiers the lexer re-types (they match NAME, so they are reserved words).
+KEYWORDS = {"let": "LET", "in": "_IN", "J": "JAC", "pullback": "OMEGA", "zero": "ZERO",
+            "dual": "RESERVED"}
+_ASCII_PROJ = re.compile(r"pi[0-9]+")
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_BINOP = {"PLUS": "add", "MINUS": "sub", "TIMES": "mul", "DIV": "div", "POW": "pow"}
+
+
+def _retype(tok: Token) -> Token:
+    if tok.value in KEYWORDS:
+        tok.type = KEYWORDS[tok.value]
+    elif tok.value in prims.ARITY:
+        tok.type = "FNAME"
+    elif _ASCII_PROJ.fullmatch(tok.value):
+        tok.type = "PROJ"
+    return tok
+
+
+def _pos(x) -> Optional[Pos]:
+    if isinstance(x, Token):
+        return Pos(x.line, x.column)
+    return getattr(x, "pos", None)
+
+
+def _error(message: str, at) -> ParseError:
+    return ParseError(message, _pos(at))
+
+
+def _nonneg_num(t: Term) -> bool:
+    return isinstance(t, Num) and math.copysign(1.0, t.value) > 0
+
+
+@v_args(inline=True)
+class _Build(Transformer):
+    """One method per grammar alias; each returns a finished node."""
+
+    # ---- terms ----
+    def var(self, tok):
+        note_name(tok.value)
+        return Var(tok.value, pos=_pos(tok))
+
+    def num(self, tok):
+        return Num(float(tok.value), pos=_pos(tok))
+
+    def zero(self, tok):
+        return Zero(pos=_pos(tok))
+
+    def paren(self, lpar, t):
+        return t
+
+    def tuple(self, langle, *items):
+        if len(items) < 2:
+            raise _error("a tuple needs at least two components", langle)
+        return Tuple(items, pos=_pos(langle))
+
+    def prim(self, name, lpar, *args):
+        k = prims.ARITY[name.value]
+        if len(args) != k:
+            raise _error(f"{name.value} takes {k} argument{'s' if k != 1 else ''}, "
+                         f"got {len(args)}", name)
+        return Prim(name.value, args, pos=_pos(name))
+
+    def proj(self, tok, arg):
+        i = int(tok.value.lstrip("πpi").translate(_SUBSCRIPTS))
+        if i < 1:
+            raise _error(f"projection index must be at least 1 (got {tok.value})", tok)
+        return Proj(i, arg, pos=_pos(tok))
+
+    def jac(self, tok, lpar, lam, along):
+        if not isinstance(lam, Lam):
+            raise _error("J(…) needs a λ-abstraction inside: J(λq. S)·P", lam)
+        return Jac(lam, along, pos=_pos(tok))
+
+    def dual(self, lpar, lam, functional):
+        if not isinstance(lam, Lam):
+            raise _error("a dual map needs a λ-abstraction: (λq. S)⋆ P", lam)
+        return Dual(lam, functional, pos=_pos(lpar))
+
+    def pullback(self, tok, lpar, fun, form):
+        return Pullback(fun, form, pos=_pos(tok))
+
+    def app(self, f, a):
+        return App(f, a, pos=f.pos)
+
+    def binop(self, a, op, b):
+        return Prim(_BINOP[op.type], (a, b), pos=a.pos)
+
+    def neg(self, tok, a):
+        # ``-2`` is the numeral −2; ``-(-2)`` stays a negation (round trip)
+        if _nonneg_num(a):
+            return Num(-a.value, pos=_pos(tok))
+        return Prim("neg", (a,), pos=_pos(tok))
+
+    def sum(self, *items):
+        return Sum(items, pos=items[0].pos)
+
+    def lam(self, tok, *rest):
+        *pats, body = rest
+        for p in reversed(pats[1:]):  # λx y. S = λx. λy. S
+            body = Lam(p, body, pos=p.pos)
+        return Lam(pats[0], body, pos=_pos(tok))
+
+    def lam_ann(self, tok, pat, ann, body):
+        return Lam(pat, body, ann, pos=_pos(tok))
+
+    def let(self, tok, pat, bound, body):
+        return App(Lam(pat, body, pos=_pos(tok)), bound, pos=_pos(tok))
+
+    def let_ann(self, tok, pat, ann, bound, body):
+        return App(Lam(pat, body, ann, pos=_pos(tok)), bound, pos=_pos(tok))
+
+    # ---- patterns ----
+    def pvar(self, tok):
+        return self.var(tok)
+
+    def ptuple(self, langle, *items):
+        return self.tuple(langle, *items)
+
+    # ---- types ----
+    def real(self, tok):
+        return types.R
+
+    def tname(self, tok):
+        if tok.value != "R":
+            raise _error(f"unknown type '{tok.value}' (types are built from ℝ or R)", tok)
+        return types.R
+
+    def tparen(self, lpar, ty):
+        return ty
+
+    def prod(self, *items):
+        return types.Prod(tuple(x for x in items if not isinstance(x, Token)))
+
+    def arrow(self, a, b):
+        return types.Arrow(a, b)
+
+    def dualt(self, a):
+        return types.DualT(a)
+
+    def start(self, t):
+        return t
+
+    type_start = start
+
+
+_GRAMMAR = Path(__file__).with_name("grammar.lark")
+_lark: Optional[Lark] = None
+
+
+def _parser() -> Lark:
+    global _lark
+    if _lark is None:
+        _lark = Lark(_GRAMMAR.read_text(encoding="utf-8"), parser="lalr",
+                     start=["start", "type_start"], transformer=_Build(),
+                     lexer_callbacks={"NAME": _retype}, propagate_positions=False)
+    return _lark
+
+
+# ---- readable error messages --------------------------------------------------
+
+_TERM_START = {"NAME", "NUMBER", "ZERO", "LPAR", "LANGLE", "FNAME", "PROJ", "JAC", "OMEGA",
+               "LAMBDA", "LET", "MINUS"}
+_TYPE_START = {"REALS", "NAME", "LPAR"}
+_PATTERN_START = {"NAME", "LANGLE"}
+_OPERATORS = {"PLUS", "MINUS", "TIMES", "DIV", "POW", "_OPLUS"}
+_WORDS = {
+    "$END": "end of input", "NAME": "an identifier", "NUMBER": "a number",
+    "LPAR": "'('", "_RPAR": "')'", "LANGLE": "'⟨'", "_RANGLE": "'⟩'", "_COMMA": "','",
+    "LAMBDA": "'λ'", "_DOT": "'.'", "_CDOT": "'·'", "_COLON": "':'", "_EQ": "'='",
+    "_OPLUS": "'⊕'", "PLUS": "'+'", "MINUS": "'−'", "TIMES": "'×'", "DIV": "'/'",
+    "_STAR": "'⋆'", "POW": "'^'", "_ARROW": "'→'", "REALS": "'ℝ'", "ZERO": "'𝟎'",
+    "OMEGA": "'Ω'", "PROJ": "a projection πᵢ", "FNAME": "a function symbol",
+    "LET": "'let'", "_IN": "'in'", "JAC": "'J'",
+}
+
+
+def _expected(names) -> str:
+    names = set(names)
+    words = []
+    for group, need, word in ((_TERM_START, {"NAME", "NUMBER"}, "a term"),
+                              (_TYPE_START, {"REALS"}, "a type"),
+                              (_PATTERN_START, {"NAME", "LANGLE"}, "a pattern")):
+        if need <= names:
+            words.append(word)
+            names -= group
+    if len(names & _OPERATORS) >= 2:
+        words.append("an operator")
+        names -= _OPERATORS
+    words += sorted(_WORDS.get(n, n) for n in names)
+    if not words:
+        return ""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _found(tok: Token) -> str:
+    if tok.type == "$END":
+        return "end of input"
+    if tok.type in ("LET", "_IN", "JAC", "RESERVED") or (tok.type in ("ZERO", "OMEGA")
+                                                           and tok.value.isascii()):
+        return f"keyword '{tok.value}'"
+    return f"'{tok.value}'"
+
+
+def _end_pos(text: str) -> Pos:
+    lines = text.split("\n")
+    return Pos(len(lines), len(lines[-1]) + 1)
+
+
+def _accepts_after(text: str, start: str) -> set:
+    """Terminals the parser would accept after ``text`` (for error messages)."""
+    try:
+        ip = _parser().parse_interactive(text, start=start)
+        ip.exhaust_lexer()
+        return ip.accepts()
+    except Exception:  # best effort only
+        return set()
+
+
+def _translate(e: LarkError, text: str, start: str) -> ParseError:
+    if isinstance(e, UnexpectedCharacters):
+        # Lark's ``allowed`` is the merged LALR state; recompute it exactly
+        exp = _expected(_accepts_after(text[:e.pos_in_stream], start) or e.allowed or ())
+        return ParseError(f"unexpected character {text[e.pos_in_stream]!r}"
+                          + (f"; expected {exp}" if exp else ""), Pos(e.line, e.column))
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        try:
+            accepts = e.accepts or e.expected
+        except Exception:  # the interactive parser may itself fail
+            accepts = e.expected
+        exp = _expected(accepts)
+        pos = _end_pos(text) if tok.type == "$END" else Pos(tok.line, tok.column)
+        return ParseError(f"unexpected {_found(tok)}" + (f"; expected {exp}" if exp else ""), pos)
+    if isinstance(e, UnexpectedInput):  # UnexpectedEOF and friends
+        return ParseError(f"unexpected end of input; expected {_expected(e.expected)}",
+                          _end_pos(text))
+    return ParseError(str(e), None)
+
+
+def _run(text: str, start: str):
+    try:
+        return _parser().parse(text, start=start)
+    except ParseError:
+        raise
+    except LarkError as e:
+        raise _translate(e, text, start) from None
+
+
+def parse(text: str) -> Term:
+    """Parse a term; raises ParseError (with line and column) on bad input."""
+    return _run(text, "start")
+
+
+def parse_type(text: str) -> types.Type:
+    """Parse a type: ℝ/R, τ × τ, τ → τ, τ⋆ (ASCII: R, *, ->, ^*)."""
+    return _run(text, "type_start")

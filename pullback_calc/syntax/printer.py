@@ -1,0 +1,167 @@
+"""Pretty printer: the inverse of the parser, with minimal parentheses.
+
+``parse(pretty(t, unicode=u)) == t`` for every term and both spellings.
+``(λq.S) P`` is printed as ``let q = P in S``.  Pieces go into one list that
+is joined once, so printing is linear; an explicit stack replaces recursion,
+so 10,000-deep terms print without touching the recursion limit.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from . import prims
+from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
+                    Zero)
+from .types import Type, show_type
+
+__all__ = ["pretty", "pretty_type", "show_num"]
+
+# Precedence of what a node prints as; a context asks for at least some level.
+LAM, SUM, NEG, APP, PREFIX, ATOM = 0, 1, 30, 50, 60, 70
+
+
+def pretty_type(ty: Type, unicode: bool = True) -> str:
+    return show_type(ty, unicode)
+
+
+def show_num(v: float) -> str:
+    """``2.0`` → ``2``, ``-2.5`` → ``-2.5``, ``1e-05`` as repr gives it.
+    (NaN has no literal and prints as ``nan``, which does not read back.)"""
+    a = abs(v)
+    s = "1e999" if math.isinf(a) else repr(a)  # 1e999 reads back as inf
+    if s.endswith(".0"):
+        s = s[:-2]
+    return "-" + s if math.copysign(1.0, v) < 0 else s
+
+
+def _is_neg(t: Term) -> bool:
+    return isinstance(t, Num) and math.copysign(1.0, t.value) < 0
+
+
+def _infix(t: Term):
+    """The precedence of a Prim printed as an operator; None for f(a, …) spelling.
+    ``neg`` of a numeral literal is spelt ``neg(2)``: ``-2`` would read back as Num(-2)."""
+    if isinstance(t, Prim) and len(t.args) == prims.ARITY.get(t.op, -1):
+        p = prims.SPELLING[t.op][2]
+        if p is not None and not (t.op == "neg" and isinstance(t.args[0], Num)
+                                  and not _is_neg(t.args[0])):
+            return p
+    return None
+
+
+def _prec(t: Term) -> int:
+    if isinstance(t, Lam) or (isinstance(t, App) and isinstance(t.fun, Lam)):
+        return LAM
+    if isinstance(t, Sum):
+        return SUM
+    if _is_neg(t):
+        return NEG
+    p = _infix(t)
+    if p is not None:
+        return p
+    if isinstance(t, App):
+        return APP
+    if isinstance(t, (Proj, Jac, Dual, Pullback)):
+        return PREFIX
+    return ATOM
+
+
+def _prefix_minus(t: Term) -> bool:
+    return _is_neg(t) or (isinstance(t, Prim) and t.op == "neg" and _infix(t) is not None)
+
+
+class _Printer:
+    """``node`` returns a node's output as a list of strings and sub-tasks
+    ``(term, need)`` (``need=None``: a pattern); ``pretty`` runs the tasks
+    with an explicit stack, so depth costs no recursion."""
+
+    def __init__(self, unicode: bool):
+        self.u = unicode
+
+    def sym(self, uni: str, asc: str) -> str:
+        return uni if self.u else asc
+
+    def task(self, t: Term, need: Optional[int]) -> list:
+        if need is None:
+            return self.pattern(t)
+        if _prec(t) < need:
+            return ["(", *self.node(t), ")"]
+        return self.node(t)
+
+    def operand(self, t: Term, need: int) -> tuple:
+        # right operands of binary operators: −x is parenthesised, ``a − (−2)``
+        return (t, ATOM if _prefix_minus(t) else need)
+
+    def seq(self, items, need: Optional[int], sep: str = ", ") -> list:
+        out: list = []
+        for i, it in enumerate(items):
+            if i:
+                out.append(sep)
+            out.append((it, need))
+        return out
+
+    def pattern(self, p: Term) -> list:
+        if isinstance(p, Var):
+            return [p.name]
+        return [self.sym("⟨", "<"), *self.seq(p.items, None), self.sym("⟩", ">")]
+
+    def binder(self, lam: Lam) -> list:
+        ann = [] if lam.ann is None else [" : " + show_type(lam.ann, self.u)]
+        return [(lam.pat, None), *ann]
+
+    def node(self, t: Term) -> list:
+        sym = self.sym
+        if isinstance(t, Var):
+            return [t.name]
+        if isinstance(t, Num):
+            return [show_num(t.value)]
+        if isinstance(t, Zero):
+            return [sym("𝟎", "zero")]
+        if isinstance(t, Lam):
+            return [sym("λ", "\\"), *self.binder(t), ". ", (t.body, LAM)]
+        if isinstance(t, App) and isinstance(t.fun, Lam):  # let q = P in S
+            return ["let ", *self.binder(t.fun), " = ", (t.arg, LAM), " in ", (t.fun.body, LAM)]
+        if isinstance(t, App):
+            return [(t.fun, APP), " ", (t.arg, ATOM)]
+        if isinstance(t, Sum):
+            return self.seq(t.items, SUM + 1, sym(" ⊕ ", " ++ "))
+        if isinstance(t, Tuple):
+            return [sym("⟨", "<"), *self.seq(t.items, LAM), sym("⟩", ">")]
+        if isinstance(t, Proj):
+            return [sym("π", "pi") + str(t.index) + " ", (t.arg, ATOM)]
+        if isinstance(t, Jac):
+            return ["J(", (t.lam, LAM), sym(")·", ") . "), (t.along, ATOM)]
+        if isinstance(t, Dual):
+            return ["(", (t.lam, LAM), sym(")⋆ ", ")^* "), (t.functional, ATOM)]
+        if isinstance(t, Pullback):
+            return [sym("Ω(", "pullback("), (t.fun, LAM), ") ", (t.form, ATOM)]
+        if isinstance(t, Prim):
+            return self.prim(t)
+        raise TypeError(f"not a term: {type(t).__name__}")
+
+    def prim(self, t: Prim) -> list:
+        p = _infix(t)
+        uni, asc, _ = prims.SPELLING.get(t.op, (t.op, t.op, None))
+        op = uni if self.u else asc
+        if p is None:  # prefix spelling f(a, …)
+            return [t.op + "(", *self.seq(t.args, LAM), ")"]
+        if len(t.args) == 1:  # unary minus; −(−x) rather than −−x
+            return [op, self.operand(t.args[0], p + 1)]
+        if t.op == "pow":  # right-associative; the base is an application
+            return [(t.args[0], APP), f" {op} ", self.operand(t.args[1], p)]
+        return [(t.args[0], p), f" {op} ", self.operand(t.args[1], p + 1)]  # left-assoc
+
+
+def pretty(t: Term, unicode: bool = True) -> str:
+    """The concrete syntax of ``t`` (Unicode, or ASCII with ``unicode=False``)."""
+    printer = _Printer(unicode)
+    out: list[str] = []
+    stack: list = [(t, LAM)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        else:
+            stack.extend(reversed(printer.task(*item)))
+    return "".join(out)

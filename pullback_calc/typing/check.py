@@ -1,0 +1,415 @@
+"""Simple types for the pullback calculus, inferred by unification.
+
+Annotations are optional; open terms are allowed (a free variable not in the
+environment gets a fresh type variable, shared by all its occurrences).
+
+Design choices:
+
+- Type variables live in a union-find: ``parent`` links variables to
+  variables (with path compression) and ``value`` holds the structure a root
+  variable stands for.  Unification is an explicit work list with an occurs
+  check; types are only zonked (fully resolved) once, at the end, or for an
+  error message.
+- Duals and functions: σ⋆ is usable wherever σ → ℝ is, and a λ-abstraction
+  with body of type ℝ is accepted where σ⋆ is expected (``λz. λw. π₁ w`` is a
+  1-form τ → τ⋆).  Unification therefore treats ``DualT(σ)`` and
+  ``Arrow(σ, ℝ)`` as compatible: unifying DualT(a) with Arrow(b, c) unifies a
+  with b and c with ℝ, and a variable that stood for the arrow is rebound to
+  the dual, so DualT is the representative.  ``types_equal`` identifies the
+  two as well.
+- ``(λq.S) P`` (a ``let``) is checked value first: the pattern is matched
+  against P's type, so the body sees concrete types (projections resolve at
+  once, errors point into the body where the use is).
+- πᵢ S with S's type still an unknown variable is postponed; pending
+  projections are retried once the whole term has been seen, and one that is
+  still unknown then is an error asking for an annotation.
+- No let-polymorphism: these are simple types.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+from ..deep import deep
+from ..errors import TypeError_
+from ..syntax import prims
+from ..syntax.subst import linear
+from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
+                            Var, Zero, pattern_vars)
+from ..syntax.types import DualT, Prod, R, Arrow, Real, TVar, Type, show_type
+
+__all__ = ["infer", "typecheck", "infer_with_free", "types_equal"]
+
+_ABBREV = 60
+_MISSING = object()
+What = Union[str, Callable[[], str]]  # error context, computed only on error
+
+
+def _show(t: Term) -> str:
+    """The term, pretty-printed on one line and abbreviated."""
+    try:
+        from ..syntax.printer import pretty  # written concurrently; optional here
+        s = " ".join(pretty(t).split())
+    except Exception:
+        s = t.name if isinstance(t, Var) else f"{t.value:g}" if isinstance(t, Num) \
+            else f"a {type(t).__name__} term"
+    return s if len(s) <= _ABBREV else s[:_ABBREV - 1] + "…"
+
+
+class _Clash(Exception):
+    """Unification failed; ``occurs`` = (variable, type) for an infinite type."""
+
+    def __init__(self, occurs=None):
+        self.occurs = occurs
+
+
+class _Checker:
+    def __init__(self, env: Optional[dict]):
+        self.env = dict(env or {})
+        self.scope: dict[str, Type] = {}   # λ-bound variables in scope
+        self.free: dict[str, Type] = {}    # free variables met so far
+        self.parent: dict[int, TVar] = {}
+        self.value: dict[int, Type] = {}
+        self.pending: list = []            # postponed projections
+
+    # ---- union-find ----------------------------------------------------------
+    def root(self, v: TVar) -> TVar:
+        path = []
+        while v.id in self.parent:
+            path.append(v)
+            v = self.parent[v.id]
+        for u in path[:-1]:  # path compression
+            self.parent[u.id] = v
+        return v
+
+    def resolve(self, t: Type) -> tuple[Optional[TVar], Type]:
+        """(root variable or None, the structure it stands for or the root itself)."""
+        if not isinstance(t, TVar):
+            return None, t
+        r = self.root(t)
+        return r, self.value.get(r.id, r)
+
+    def occurs(self, v: TVar, t: Type) -> bool:
+        seen: set = set()
+        stack = [t]
+        while stack:
+            r, h = self.resolve(stack.pop())
+            if r is not None:
+                if r.id == v.id:
+                    return True
+                if r.id in seen:
+                    continue
+                seen.add(r.id)
+            if isinstance(h, Prod):
+                stack.extend(h.items)
+            elif isinstance(h, Arrow):
+                stack += [h.dom, h.cod]
+            elif isinstance(h, DualT):
+                stack.append(h.of)
+        return False
+
+    def bind(self, v: TVar, t: Type) -> None:
+        if self.occurs(v, t):
+            raise _Clash(occurs=(v, t))
+        self.value[v.id] = t
+
+    def unify(self, a: Type, b: Type) -> None:
+        stack = [(a, b)]
+        while stack:
+            x, y = stack.pop()
+            (ra, a), (rb, b) = self.resolve(x), self.resolve(y)
+            if a is b:
+                continue
+            if isinstance(a, TVar) and isinstance(b, TVar):
+                if a.id != b.id:
+                    self.parent[a.id] = b
+            elif isinstance(a, TVar):
+                self.bind(a, b)
+            elif isinstance(b, TVar):
+                self.bind(b, a)
+            elif isinstance(a, Real) and isinstance(b, Real):
+                pass
+            elif isinstance(a, Prod) and isinstance(b, Prod) and len(a.items) == len(b.items):
+                stack.extend(zip(a.items, b.items))
+            elif isinstance(a, Arrow) and isinstance(b, Arrow):
+                stack += [(a.dom, b.dom), (a.cod, b.cod)]
+            elif isinstance(a, DualT) and isinstance(b, DualT):
+                stack.append((a.of, b.of))
+            elif isinstance(a, DualT) and isinstance(b, Arrow):
+                self.dual_arrow(a, b, rb, stack)
+            elif isinstance(a, Arrow) and isinstance(b, DualT):
+                self.dual_arrow(b, a, ra, stack)
+            else:
+                raise _Clash()
+
+    def dual_arrow(self, d: DualT, f: Arrow, rf: Optional[TVar], stack: list) -> None:
+        """σ⋆ ~ σ' → τ: σ = σ' and τ = ℝ; the dual stays the representative."""
+        stack += [(d.of, f.dom), (f.cod, R)]
+        if rf is not None and not self.occurs(rf, d):
+            self.value[rf.id] = d
+
+    def zonk(self, t: Type, memo: dict) -> Type:
+        r, h = self.resolve(t)
+        key = ("v", r.id) if r is not None else id(h)
+        if key in memo:  # shared subtypes are resolved once
+            return memo[key]
+        if isinstance(h, Prod):
+            out: Type = Prod(tuple(self.zonk(i, memo) for i in h.items))
+        elif isinstance(h, Arrow):
+            out = Arrow(self.zonk(h.dom, memo), self.zonk(h.cod, memo))
+        elif isinstance(h, DualT):
+            out = DualT(self.zonk(h.of, memo))
+        else:
+            out = h
+        memo[key] = out
+        return out
+
+    # ---- errors ---------------------------------------------------------------
+    def expect(self, actual: Type, expected: Type, term: Term, what: What, pos) -> None:
+        try:
+            self.unify(actual, expected)
+        except _Clash as c:
+            what = what() if callable(what) else what
+            memo, names = {}, {}
+            if c.occurs:
+                v, t = (self.zonk(x, memo) for x in c.occurs)
+                raise TypeError_(
+                    f"cannot construct infinite type {show_type(v, names=names)} = "
+                    f"{show_type(t, names=names)} in {what}: `{_show(term)}`",
+                    pos, term, v, t) from None
+            e, a = self.zonk(expected, memo), self.zonk(actual, memo)
+            raise TypeError_(
+                f"type mismatch in {what}: expected {show_type(e, names=names)}, "
+                f"found {show_type(a, names=names)} in `{_show(term)}`",
+                pos, term, e, a) from None
+
+    # ---- environments and patterns --------------------------------------------
+    def lookup(self, name: str) -> Type:
+        t = self.scope.get(name)
+        if t is None:
+            t = self.free.get(name)
+            if t is None:
+                t = self.env.get(name)
+                self.free[name] = t = TVar.new() if t is None else t
+        return t
+
+    def pattern(self, pat: Term, t: Type, term: Term, what: What, pos) -> list:
+        """Match pattern ``pat`` against type ``t``; the variables' bindings."""
+        out: list = []
+
+        def go(p: Term, t: Type) -> None:
+            if isinstance(p, Var):
+                out.append((p.name, t))
+                return
+            if not isinstance(p, Tuple):
+                raise TypeError_(f"`{_show(p)}` is not a pattern", p.pos or pos, p)
+            _, h = self.resolve(t)
+            if isinstance(h, TVar):  # fresh parts: no occurs check needed
+                self.value[h.id] = Prod(tuple(TVar.new() for _ in p.items))
+                h = self.value[h.id]
+            if not (isinstance(h, Prod) and len(h.items) == len(p.items)):
+                self.expect(t, _shape(p), term, what, pos)  # raises
+            for q, u in zip(p.items, h.items):
+                go(q, u)
+
+        go(pat, t)
+        return out
+
+    def enter(self, binds: list) -> list:
+        saved = [(n, self.scope.get(n, _MISSING)) for n, _ in binds]
+        self.scope.update(binds)
+        return saved
+
+    def leave(self, saved: list) -> None:
+        for n, old in reversed(saved):
+            if old is _MISSING:
+                del self.scope[n]
+            else:
+                self.scope[n] = old
+
+    def fun_parts(self, tf: Type, term: Term, what: What, pos) -> tuple[Type, Type]:
+        """Domain and codomain of a function type (a dual σ⋆ is σ → ℝ)."""
+        _, h = self.resolve(tf)
+        if isinstance(h, Arrow):
+            return h.dom, h.cod
+        if isinstance(h, DualT):
+            return h.of, R
+        a, b = TVar.new(), TVar.new()
+        self.expect(tf, Arrow(a, b), term, what, pos)
+        return a, b
+
+    # ---- the rules ------------------------------------------------------------
+    def infer(self, t: Term, pos) -> Type:
+        pos = t.pos or pos
+        if isinstance(t, Var):
+            return self.lookup(t.name)
+        if isinstance(t, Num):
+            return R
+        if isinstance(t, Prim):
+            if len(t.args) != prims.ARITY[t.op]:
+                raise TypeError_(f"{t.op} takes {prims.ARITY[t.op]} arguments, "
+                                 f"given {len(t.args)} in `{_show(t)}`", pos, t)
+            for i, a in enumerate(t.args, 1):
+                self.expect(self.infer(a, pos), R, a, _arg_name(t.op, i, len(t.args)),
+                            a.pos or pos)
+            return R
+        if isinstance(t, Lam):
+            dom = TVar.new() if t.ann is None else t.ann
+            saved = self.enter(self.pattern(
+                t.pat, dom, t.pat, lambda: f"the annotated pattern of `{_show(t)}`", pos))
+            cod = self.infer(t.body, pos)
+            self.leave(saved)
+            return Arrow(dom, cod)
+        if isinstance(t, App):
+            if isinstance(t.fun, Lam):  # let q = P in S: the value first
+                lam, arg = t.fun, t.arg
+                what = lambda: f"the value bound to `{_show(lam.pat)}`"
+                ta = self.infer(arg, pos)
+                if lam.ann is not None:
+                    self.expect(ta, lam.ann, arg, what, arg.pos or pos)
+                saved = self.enter(self.pattern(lam.pat, ta, arg, what, arg.pos or pos))
+                tb = self.infer(lam.body, pos)
+                self.leave(saved)
+                return tb
+            dom, cod = self.fun_parts(self.infer(t.fun, pos), t.fun,
+                                      "the function of an application", t.fun.pos or pos)
+            self.expect(self.infer(t.arg, pos), dom, t.arg,
+                        lambda: f"the argument of `{_show(t.fun)}`", t.arg.pos or pos)
+            return cod
+        if isinstance(t, Tuple):
+            return Prod(tuple(self.infer(i, pos) for i in t.items))
+        if isinstance(t, Proj):
+            return self.project(t, self.infer(t.arg, pos), pos)
+        if isinstance(t, Zero):
+            return TVar.new()
+        if isinstance(t, Sum):
+            first = self.infer(t.items[0], pos)
+            for i in t.items[1:]:
+                self.expect(self.infer(i, pos), first, i, "a summand of a formal sum",
+                            i.pos or pos)
+            return first
+        if isinstance(t, Jac):
+            dom, cod = self.fun_parts(self.infer(t.lam, pos), t.lam,
+                                      "the map of a Jacobian J(λq.S)·P", t.lam.pos or pos)
+            self.expect(self.infer(t.along, pos), dom, t.along,
+                        "the direction of a Jacobian J(λq.S)·P", t.along.pos or pos)
+            return Arrow(dom, cod)
+        if isinstance(t, Dual):
+            if not isinstance(t.lam, Lam):
+                raise TypeError_(f"the map of a dual map must be a λ-abstraction: "
+                                 f"`{_show(t)}`", pos, t)
+            dom, cod = self.fun_parts(self.infer(t.lam, pos), t.lam,
+                                      "the map of a dual map (λq.S)⋆P", t.lam.pos or pos)
+            self.expect(self.infer(t.functional, pos), DualT(cod), t.functional,
+                        "the functional of a dual map (λq.S)⋆P", t.functional.pos or pos)
+            xs = pattern_vars(t.lam.pat)
+            if not linear(t.lam.body, frozenset(xs)):
+                raise TypeError_(f"the body of the dual map `{_show(t)}` is not linear in "
+                                 f"the bound variable(s) {', '.join(xs)}", pos, t)
+            return DualT(dom)
+        if isinstance(t, Pullback):
+            dom, cod = self.fun_parts(self.infer(t.fun, pos), t.fun,
+                                      "the function of a pullback Ω(S)P", t.fun.pos or pos)
+            self.expect(self.infer(t.form, pos), Arrow(cod, DualT(cod)), t.form,
+                        "the 1-form of a pullback Ω(S)P", t.form.pos or pos)
+            return Arrow(dom, DualT(dom))
+        raise TypeError_(f"not a term: {type(t).__name__}", pos, t)
+
+    def project(self, t: Proj, ta: Type, pos, final: bool = False) -> Type:
+        _, h = self.resolve(ta)
+        if isinstance(h, TVar):
+            if final:
+                where = f" at {pos}" if pos is not None else ""
+                raise TypeError_(
+                    f"cannot tell which tuple type the projection `{_show(t)}`{where} "
+                    f"takes apart; add a type annotation (e.g. `λy : ℝ × ℝ. …`)", pos, t)
+            r = TVar.new()
+            self.pending.append((t, ta, r, pos))
+            return r
+        if isinstance(h, Prod) and 1 <= t.index <= len(h.items):
+            return h.items[t.index - 1]
+        a = self.zonk(ta, {})
+        if isinstance(h, Prod):
+            raise TypeError_(f"projection π{t.index} out of range: `{_show(t.arg)}` has type "
+                             f"{show_type(a)} with {len(h.items)} components", pos, t, None, a)
+        raise TypeError_(f"type mismatch in the projection `{_show(t)}`: expected a product "
+                         f"type, found {show_type(a)} in `{_show(t.arg)}`", pos, t, None, a)
+
+    def solve_pending(self) -> None:
+        """Retry postponed projections until none is left or none progresses."""
+        while self.pending:
+            todo, self.pending = self.pending, []
+            stuck = []
+            for t, ta, r, pos in todo:
+                if isinstance(self.resolve(ta)[1], TVar):
+                    stuck.append((t, ta, r, pos))
+                else:
+                    self.expect(self.project(t, ta, pos), r, t,
+                                lambda: f"the projection `{_show(t)}`", pos)
+            if len(stuck) == len(todo):
+                t, ta, _, pos = stuck[0]
+                self.project(t, ta, pos, final=True)  # raises
+            self.pending += stuck
+
+
+def _shape(p: Term) -> Type:
+    """The type a tuple pattern needs, with fresh variables for its leaves."""
+    if isinstance(p, Tuple):
+        return Prod(tuple(_shape(i) for i in p.items))
+    return TVar.new()
+
+
+def _arg_name(op: str, i: int, n: int) -> str:
+    sym, _, infix = prims.SPELLING[op]
+    if n == 1:
+        return f"the argument of {sym}"
+    if infix is not None and n == 2:
+        return f"the {'left' if i == 1 else 'right'} operand of {sym}"
+    return f"argument {i} of {sym}"
+
+
+# ---- public API ------------------------------------------------------------------
+
+@deep
+def infer_with_free(term: Term, env: Optional[dict] = None) -> tuple[Type, dict[str, Type]]:
+    """The type of ``term`` and of each of its free variables, fully resolved."""
+    c = _Checker(env)
+    t = c.infer(term, None)
+    c.solve_pending()
+    memo: dict = {}
+    return c.zonk(t, memo), {n: c.zonk(u, memo) for n, u in c.free.items()}
+
+
+@deep
+def infer(term: Term, env: Optional[dict] = None) -> Type:
+    """The type of ``term`` in ``env``; raises TypeError_ if it has none."""
+    return infer_with_free(term, env)[0]
+
+
+def typecheck(term: Term, env: Optional[dict] = None) -> Type:
+    """Public name of ``infer``."""
+    return infer(term, env)
+
+
+def types_equal(a: Type, b: Type) -> bool:
+    """Equal up to a renaming of type variables, with σ⋆ = σ → ℝ."""
+    ren_a: dict[int, int] = {}
+    ren_b: dict[int, int] = {}
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, DualT):
+            x = Arrow(x.of, R)
+        if isinstance(y, DualT):
+            y = Arrow(y.of, R)
+        if isinstance(x, TVar) and isinstance(y, TVar):
+            if ren_a.setdefault(x.id, y.id) != y.id or ren_b.setdefault(y.id, x.id) != x.id:
+                return False
+        elif isinstance(x, Real) and isinstance(y, Real):
+            pass
+        elif isinstance(x, Prod) and isinstance(y, Prod) and len(x.items) == len(y.items):
+            stack.extend(zip(x.items, y.items))
+        elif isinstance(x, Arrow) and isinstance(y, Arrow):
+            stack += [(x.dom, y.dom), (x.cod, y.cod)]
+        else:
+            return False
+    return True

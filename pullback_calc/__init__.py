@@ -1,1 +1,34 @@
-"""pullback-calc: the differential-form pullback calculus of Mak & Ong, by reduction."""
+"""pullback-calc: the differential-form pullback calculus of Mak & Ong, by reduction.
+
+The pipeline, one folder per stage:
+    syntax/      terms, types, function symbols, parser, printer
+    typing/      type inference with the linearity side condition of dual maps
+    areduction/  administrative reduction into let series of elementary terms
+    reduction/   the numbered rules and the call-by-value stepper
+    results/     normal forms, Jacobian rows, the sympy bridge
+"""
+from .errors import (JacobianError, ParseError, PullbackCalcError, PullbackTypeError,
+                     ReductionError, StepBudgetExceeded)
+from .reduction.machine import DEFAULT_MAX_STEPS
+from .results.jacobian import JacobianRow, ReductionResult, jacobian, jacobian_row, reduce
+from .syntax.parser import parse, parse_type
+from .syntax.printer import pretty
+from .typing import typecheck
+
+
+def from_sympy(exprs, symbols):
+    """The λ-term of ℝⁿ → ℝᵐ for sympy expressions, sharing common subexpressions."""
+    from .results.sympy_bridge import from_sympy as _from_sympy
+    return _from_sympy(exprs, symbols)
+
+
+def to_sympy(f, symbols=None, n=None):
+    """The sympy expressions of a first-order term ℝⁿ → ℝᵐ."""
+    from .results.sympy_bridge import to_sympy as _to_sympy
+    return _to_sympy(f, symbols=symbols, n=n)
+
+
+__all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian",
+           "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
+           "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
+           "StepBudgetExceeded", "JacobianError"]

@@ -20,7 +20,7 @@ from typing import Optional
 
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
-from ..syntax.terms import (App, Dual, Lam, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
+from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
                             pattern_path, pattern_vars)
 
 LinComb = dict  # atom Term -> coefficient Term (usually a Num)
@@ -150,13 +150,26 @@ def to_lincomb(t: Term, lin: frozenset) -> LinComb:
 
 
 def _reduce_atom(x: Term, lin: frozenset) -> Term:
-    """Projections of tuples inside a function or projection position."""
+    """The head of a linear atom: projections of tuples, 0 absorbing in
+    function and projection positions, β for an abstraction in the head."""
     if isinstance(x, Proj):
         inner = _reduce_atom(x.arg, lin)
         if isinstance(inner, Tuple):
             return _reduce_atom(inner.items[x.index - 1], lin)
+        if isinstance(inner, Zero):
+            return ZERO
         if inner is not x.arg:
             return Proj(x.index, inner)
+    elif isinstance(x, (Pullback, Jac)) and isinstance(x.children()[-1], Zero):
+        return ZERO  # linear in the 1-form / the direction
+    elif isinstance(x, App):
+        f = _reduce_atom(x.fun, lin)
+        if isinstance(f, Zero):
+            return ZERO
+        if isinstance(f, Lam):
+            return _reduce_atom(subst(f.body, bind_pattern(f.pat, x.arg)), lin)
+        if f is not x.fun:
+            return App(f, x.arg)
     return x
 
 

@@ -283,7 +283,7 @@ class Machine:
         if isinstance(t, Jac):
             if not is_a_normal(t.lam.body):
                 return Ctx("a-root", t, 0, ctx), t.lam.body
-            if R.classify_jac(t) is None and not _nf(t.along):
+            if not _nf(t.along):
                 return Ctx("jac-along", t, 1, ctx), t.along
             return None
         if isinstance(t, Dual):

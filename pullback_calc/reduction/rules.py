@@ -163,7 +163,8 @@ def sums(t: Term, m: Premises) -> Term:
     componentwise, abstractions pointwise, and equal linear atoms collect
     their coefficients (c × A ⊕ d × A → (c+d) × A).  Linear positions
     distribute over sums: (P ⊕ Q) V → P V ⊕ Q V, πᵢ(P ⊕ Q) → πᵢP ⊕ πᵢQ,
-    (λv.S)⋆(P ⊕ Q) → (λv.S)⋆P ⊕ (λv.S)⋆Q, and 0 is absorbing there.
+    (λv.S)⋆(P ⊕ Q) → (λv.S)⋆P ⊕ (λv.S)⋆Q, and 0 is absorbing there, as in
+    Ω(S)𝟎 → 𝟎 and J(λq.S)·𝟎 → 𝟎.
     𝟎 at type ℝ is the numeral 0 (in a function symbol's argument)."""
     if isinstance(t, App):
         if isinstance(t.fun, Zero):
@@ -177,6 +178,8 @@ def sums(t: Term, m: Premises) -> Term:
         if isinstance(t.functional, Zero):
             return ZERO
         return formal_sum(Dual(t.lam, f) for f in t.functional.items)
+    if isinstance(t, (Pullback, Jac)):
+        return ZERO  # Ω(S)𝟎 and J(λq.S)·𝟎: linear in the 1-form / the direction
     if isinstance(t, Prim):
         return Prim(t.op, tuple(Num(0.0) if isinstance(a, Zero) else a for a in t.args), t.pos)
     return _normalize_sum(t)
@@ -276,7 +279,7 @@ def primitive(t: Prim, m: Premises) -> Term:
 
 @rule("dual-app")
 def dual_apply(t: App, m: Premises) -> Term:
-    """((λq.S)⋆P) V → P (S[V/q]): a dual map is the functional P after the
+    """(dual-app) ((λq.S)⋆P) V → P (S[V/q]): a dual map is the functional P after the
     linear map λq.S (the meaning of the dual map, applied)."""
     d: Dual = t.fun
     return App(d.functional, subst(d.lam.body, bind_pattern(d.lam.pat, t.arg)))
@@ -518,18 +521,30 @@ def jac_application_function(t: App, m: Premises) -> Term:
     return App(_dir(env, E.fun, P), E.arg)
 
 
+def _function_value(f: Term, m: Premises, label: str) -> Term:
+    """ā₁ as an abstraction: itself, or -- for a pullback, Jacobian or dual
+    map value -- the abstraction λu.W of its reduct at a fresh point
+    (premise F u ⇓ W, as in rule 17), so that D-eval can look inside."""
+    if isinstance(f, Lam):
+        return f
+    u = Var(fresh("u"))
+    return Lam(u, m.premise(App(f, u), label))
+
+
 def _arg_tangent(t: App, m: Premises, label: str):
     p, E, P, V, env = _parts(t)
     T0 = m.premise(App(Jac(Lam(p, _flag_anf(E.arg)), P), V), label)
-    return env.at(E.fun, V), T0, env.at(E.arg, V)
+    f = _function_value(env.at(E.fun, V), m, label)
+    return f, T0, env.at(E.arg, V)
 
 
 @rule("19b")
 def jac_application_both(t: App, m: Premises) -> Term:
     """(19b) (J(λp. a₁ a₂)·P) V → â₁ ā₂ ⊕ (J(λz.S)·T₀) ā₂  when p is free in
-    both, ā₁ = λz.S, and (J(λp.a₂)·P) V ⇓ T₀ (premise)  -- the D-eval rule:
-    the derivative of evaluation is the derivative in the function plus the
-    derivative of the function along the argument's derivative."""
+    both a₁ and a₂, ā₁ = λz.S, and (J(λp.a₂)·P) V ⇓ T₀ (premise)  -- the
+    D-eval rule: the derivative of an evaluation is the derivative in the
+    function plus the derivative of the function along the argument's
+    derivative."""
     p, E, P, V, env = _parts(t)
     f, T0, arg = _arg_tangent(t, m, "19b")
     return Sum((App(_dir(env, E.fun, P), arg), App(Jac(f, T0), arg)))
@@ -537,9 +552,10 @@ def jac_application_both(t: App, m: Premises) -> Term:
 
 @rule("19c")
 def jac_application_argument(t: App, m: Premises) -> Term:
-    """(19c) (J(λp. a₁ a₂)·P) V → (J(λz.S)·T₀) ā₂  when p is free only in
-    a₂, ā₁ = λz.S and (J(λp.a₂)·P) V ⇓ T₀ (premise): the function is
-    constant, so only the argument's derivative counts (the chain rule)."""
+    """(19c) (J(λp. a₁ a₂)·P) V → (J(λz.S)·T₀) ā₂  when p is free in a₂ and
+    the function turned out constant (â₁ = 𝟎, as for a let-bound constant
+    abstraction in a forward premise), ā₁ = λz.S, (J(λp.a₂)·P) V ⇓ T₀
+    (premise): only the argument's derivative counts -- the chain rule."""
     f, T0, arg = _arg_tangent(t, m, "19c")
     return App(Jac(f, T0), arg)
 
@@ -626,9 +642,11 @@ def classify_jacobian_at(t: App) -> Optional[str]:
         in_fun, in_arg = env.occurs(E.fun), env.occurs(E.arg)
         if not in_arg:
             return "19a"
-        if not isinstance(env.at(E.fun, t.arg), Lam):
+        if not isinstance(env.at(E.fun, t.arg), (Lam, Pullback, Jac, Dual)):
             return None  # the paper's values 1 and 2: nothing to differentiate into
-        return "19b" if in_fun else "19c"
+        if in_fun and not isinstance(env.at(E.fun, t.fun.along), Zero):
+            return "19b"
+        return "19c"
     if isinstance(E, Tuple):
         return "20a"
     return None
@@ -655,6 +673,8 @@ def classify_app(t: App) -> Optional[str]:
 
 def classify_pullback(t: Pullback) -> Optional[str]:
     """Ω(λp.L) ω with L an A-normal let series and ω a value."""
+    if isinstance(t.form, Zero):
+        return "3"
     lam = t.fun
     if isinstance(lam, Lam) and is_let(lam.body):
         b = lam.body
@@ -666,6 +686,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
 
 
 def classify_jac(t: Jac) -> Optional[str]:
+    if isinstance(t.along, Zero):
+        return "3"
     b = t.lam.body
     if is_let(b) and isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
             and b.fun.body.name == b.fun.pat.name:

@@ -1,0 +1,473 @@
+"""The ``pullback-calc`` command line: reduce terms, compute Jacobians, check them.
+
+    pullback-calc reduce   FILE | -e TEXT  [--max-steps N] [--ascii] [--width N] [--no-trace] [--json]
+    pullback-calc jacobian FILE | -e TEXT  --at X,Y,…  [--row P] [--trace] [--json] [--max-steps N]
+    pullback-calc check    FILE | -e TEXT  --at X,Y,…  [--tol T] [--max-steps N]
+    pullback-calc demo
+
+Every mistake in the input (a missing file, a parse or type error, a bad
+point, an exhausted step budget, …) is reported on stderr as
+``pullback-calc: error: SOURCE:LINE:COLUMN: message`` (the position when it
+is known) with exit status 1; a wrong command line exits with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from . import DEFAULT_MAX_STEPS, PullbackCalcError, jacobian_row, parse, pretty, reduce, typecheck
+from .rendering.text import trace_lines
+from .syntax.printer import show_num
+
+PROG = "pullback-calc"
+
+# The bundled running example (Example 3.1); examples/running_example.pb is a
+# byte-for-byte copy (tests/test_examples.py checks), since examples/ is not
+# part of the installed package.
+DEMO_POINT = (1.5, 2.0)
+DEMO_SOURCE = """\
+# The running example of Mak & Ong (Example 3.1):
+#
+#     f(x, y) = ((x + 1)(2x + y^2))^2        f : R x R -> R
+#
+# Its Jacobian at (1.5, 2) is [420, 350]:
+#     df/dx = 2(x+1)(2x+y^2) * ((2x+y^2) + 2(x+1)) = 2 * 2.5 * 7 * 12 = 420
+#     df/dy = 2(x+1)(2x+y^2) * (x+1) * 2y          = 2 * 17.5 * 2.5 * 4 = 350
+#
+# Run it:
+#     pullback-calc demo                                    (this example, explained)
+#     pullback-calc jacobian examples/running_example.pb --at 1.5,2
+#     pullback-calc jacobian examples/running_example.pb --at 1.5,2 --trace
+#     pullback-calc check    examples/running_example.pb --at 1.5,2
+
+λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2
+"""
+
+PHASES = {
+    "A": "A-reduction: name every intermediate result (let series of elementary terms)",
+    "decompose": "decompose: split the pullback along the let series (rules 7, 8)",
+    "forward": "forward: evaluate at the point, building the dual maps (rule pb, 4, 1, …)",
+    "reverse": "reverse: differentiate and pull the covector back (rules 5, 15, 20b, …)",
+}
+
+
+class UsageError(Exception):
+    """A command line that makes no sense (exit status 2)."""
+
+
+# ---- argument parsing -----------------------------------------------------------------
+
+def parse_point(text: str) -> list[float]:
+    """``1.5,2``, ``"1.5, 2"``, ``"[1.5, 2]"``, ``"-1 2"`` → [1.5, 2.0] etc."""
+    body = text.strip()
+    if body[:1] in "[(" and body[-1:] in "])":
+        body = body[1:-1]
+    parts = [p for p in re.split(r"[\s,;]+", body.strip()) if p]
+    if not parts:
+        raise argparse.ArgumentTypeError(f"expected a point like 1.5,2 — got {text!r}")
+    out = []
+    for p in parts:
+        try:
+            v = float(p)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{p!r} is not a number (expected a point like 1.5,2 or \"[1.5, 2]\")") from None
+        if not math.isfinite(v):
+            raise argparse.ArgumentTypeError(f"coordinates must be finite numbers, got {p!r}")
+        out.append(v)
+    return out
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
+    return n
+
+
+def _width(text: str) -> Optional[int]:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of columns, got {text!r}") from None
+    if n == 0:
+        return None
+    if n < 40:
+        raise argparse.ArgumentTypeError(f"the width must be at least 40 (or 0: unlimited), "
+                                         f"got {n}")
+    return n
+
+
+def _tolerance(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (v >= 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"the tolerance must be a finite number ≥ 0, got {v}")
+    return v
+
+
+# Options whose value may start with '-' (a negative coordinate, a term `-x`):
+# ``--at -1,2`` is rewritten to ``--at=-1,2`` before argparse sees it.
+_VALUED = ("--at", "-e", "--expr")
+
+
+def _join_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(argv)
+    for a in it:
+        if a == "--":
+            out.append(a)
+            out.extend(it)
+            break
+        if a in _VALUED:
+            nxt = next(it, None)
+            if nxt is None:
+                out.append(a)
+            else:
+                out.append(f"{'--expr' if a == '-e' else a}={nxt}")
+        else:
+            out.append(a)
+    return out
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage mistakes: exit status 2, one clear line
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _source_args(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("file", nargs="?", metavar="FILE",
+                     help="a file holding one term ('-': standard input)")
+    src.add_argument("-e", "--expr", metavar="TEXT", help="the term itself, on the command line")
+
+
+def _max_steps(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-steps", type=_positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help=f"give up after N reduction steps (default {DEFAULT_MAX_STEPS:,})")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, allow_abbrev=False,
+                     description="Mak & Ong's differential-form pullback calculus, by reduction.",
+                     epilog="Terms use Unicode or ASCII spellings (λ or \\, ⟨⟩ or <>, Ω or "
+                            "pullback, …); '#' starts a comment.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("reduce", help="reduce a term to normal form, showing every step",
+                       allow_abbrev=False,
+                       description="Parse, type-check and reduce a term (call-by-value); print "
+                                   "the trace one step per line, the normal form and the number "
+                                   "of steps.")
+    _source_args(p)
+    _max_steps(p)
+    p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
+    p.add_argument("--width", type=_width, default=100, metavar="N",
+                   help="abbreviate each trace line to N columns (0: print terms in full; "
+                        "default 100)")
+    p.add_argument("--no-trace", action="store_true", help="print only the normal form")
+    p.add_argument("--json", action="store_true",
+                   help="print {normal_form, steps, trace} as JSON (terms in full)")
+    p.set_defaults(run=cmd_reduce)
+
+    p = sub.add_parser("jacobian", help="the Jacobian of f : ℝⁿ → ℝᵐ at a point, by reduction",
+                       allow_abbrev=False,
+                       description="Row p of the Jacobian is the normal form of "
+                                   "Ω(f) (λz. λw. πₚ w) V, one reduction per row.")
+    _source_args(p)
+    p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
+                   help="the point V, e.g. 1.5,2 or \"[1.5, 2]\" or -1,2")
+    p.add_argument("--row", type=int, metavar="P", help="only row P (counting from 0)")
+    p.add_argument("--trace", action="store_true", help="print each row's reduction trace")
+    p.add_argument("--json", action="store_true", help="print {point, rows, steps} as JSON")
+    p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
+    p.add_argument("--width", type=_width, default=100, metavar="N",
+                   help="trace line width (0: unlimited; default 100)")
+    _max_steps(p)
+    p.set_defaults(run=cmd_jacobian)
+
+    p = sub.add_parser("check", help="cross-check the Jacobian by reduction against sympy",
+                       allow_abbrev=False,
+                       description="Compute every row by reduction and by sympy; exit status 0 "
+                                   "if they agree, 1 if not.")
+    _source_args(p)
+    p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
+                   help="the point, e.g. 1.5,2")
+    p.add_argument("--tol", type=_tolerance, default=1e-9, metavar="T",
+                   help="relative and absolute tolerance (default 1e-9)")
+    _max_steps(p)
+    p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("demo", help="the running example (Example 3.1), phase by phase",
+                       allow_abbrev=False)
+    p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
+    p.add_argument("--width", type=_width, default=100, metavar="N",
+                   help="trace line width (0: unlimited; default 100)")
+    p.set_defaults(run=cmd_demo)
+    return parser
+
+
+# ---- input ------------------------------------------------------------------------------
+
+class Source:
+    """The text of the term and a name for error messages."""
+
+    def __init__(self, args):
+        if args.expr is not None:
+            self.name, self.text = "<-e>", args.expr
+        elif args.file == "-":
+            self.name, self.text = "<stdin>", sys.stdin.read()
+        else:
+            self.name = args.file
+            try:
+                self.text = Path(args.file).read_text(encoding="utf-8")
+            except UnicodeDecodeError as e:
+                raise PullbackCalcError(f"{args.file}: not UTF-8 text ({e.reason} at byte "
+                                        f"{e.start})") from None
+
+    def term(self):
+        return parse(self.text)
+
+
+def _where(source: Optional[Source], pos) -> str:
+    if pos is None:
+        return f"{source.name}: " if source is not None else ""
+    line, col = getattr(pos, "line", None), getattr(pos, "column", None)
+    if line is None:
+        return f"{source.name}: " if source is not None else f"{pos}: "
+    name = source.name if source is not None else "<input>"
+    return f"{name}:{line}:{col}: "
+
+
+def _excerpt(source: Optional[Source], pos) -> list[str]:
+    """The offending source line with a caret under the column."""
+    if source is None or pos is None or getattr(pos, "line", None) is None:
+        return []
+    lines = source.text.split("\n")
+    if not 1 <= pos.line <= len(lines):
+        return []
+    text = lines[pos.line - 1].rstrip()
+    if len(text) > 200:
+        return []
+    col = max(pos.column, 1)
+    return ["    " + text, "    " + " " * (col - 1) + "^"]
+
+
+def _fmt_row(row: Sequence[float]) -> str:
+    return "[" + ", ".join(show_num(v) for v in row) + "]"
+
+
+def _fmt_point(pt: Sequence[float]) -> str:
+    return "(" + ", ".join(show_num(v) for v in pt) + ")"
+
+
+def _json_num(v: float):
+    return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
+
+
+# ---- reduce -------------------------------------------------------------------------------
+
+def _json_steps(steps, unicode: bool) -> list:
+    """Trace steps as JSON-ready dicts, premises nested (an explicit stack)."""
+    top: list = []
+    stack = [(steps, top)]
+    while stack:
+        items, out = stack.pop()
+        for s in items:
+            prem: list = []
+            out.append({"index": s.index, "rule": s.rule, "phase": s.phase,
+                        "redex": pretty(s.redex, unicode),
+                        "contractum": pretty(s.contractum, unicode), "premises": prem})
+            for d in s.premises:
+                sub: list = []
+                prem.append({"rule": d.rule, "start": pretty(d.start, unicode),
+                             "result": None if d.result is None else pretty(d.result, unicode),
+                             "steps": sub})
+                stack.append((d.steps, sub))
+    return top
+
+
+def cmd_reduce(args, out) -> int:
+    source = args.source = Source(args)
+    term = source.term()
+    typecheck(term)
+    want_trace = args.json or not args.no_trace
+    result = reduce(term, max_steps=args.max_steps, record=want_trace)
+    u = not args.ascii
+    if args.json:
+        json.dump({"normal_form": pretty(result.value, u), "steps": result.steps,
+                   "trace": [] if args.no_trace else _json_steps(result.trace, u)},
+                  out, ensure_ascii=not u, indent=1)
+        out.write("\n")
+        return 0
+    lines = [] if args.no_trace else trace_lines(result.trace, u, args.width)
+    lines.append(f"normal form: {pretty(result.value, u)}")
+    lines.append(f"steps: {result.steps}")
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+# ---- jacobian / check -------------------------------------------------------------------
+
+def _output_count(term, point) -> int:
+    """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension)."""
+    from .results.jacobian import _function_type, _leaves
+    _, cod = _function_type(term, len(point))
+    return len(_leaves(cod, "output"))
+
+
+def _rows(term, args):
+    """[(p, JacobianRow)] for the requested rows."""
+    if getattr(args, "row", None) is not None:
+        ps = [args.row]
+    else:
+        ps = range(_output_count(term, args.at))
+    return [(p, jacobian_row(term, args.at, p, max_steps=args.max_steps)) for p in ps]
+
+
+def cmd_jacobian(args, out) -> int:
+    source = args.source = Source(args)
+    term = source.term()
+    rows = _rows(term, args)
+    u = not args.ascii
+    if args.json:
+        doc = {"point": [_json_num(v) for v in args.at],
+               "rows": [[_json_num(v) for v in r.row] for _, r in rows],
+               "steps": [r.steps for _, r in rows]}
+        if args.row is not None:
+            doc["row_index"] = args.row
+        if args.trace:
+            doc["traces"] = [_json_steps(r.trace, u) for _, r in rows]
+        json.dump(doc, out, ensure_ascii=not u, indent=1)
+        out.write("\n")
+        return 0
+    lines = [f"Jacobian at {_fmt_point(args.at)}, by reduction:"]
+    for p, r in rows:
+        if args.trace:
+            lines.append(f"-- row {p}: {pretty(r.term, u)}")
+            lines.extend(trace_lines(r.trace, u, args.width))
+            lines.append(f"   covector: {pretty(r.covector, u)}")
+        lines.append(f"row {p}: {_fmt_row(r.row)}    ({r.steps} steps)")
+    out.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _agree(a: float, b: float, tol: float) -> bool:
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+def _check_lines(term, point, tol: float, max_steps: int) -> tuple[list[str], bool]:
+    from .results.sympy_bridge import sympy_jacobian  # sympy is slow to import
+    m = _output_count(term, point)
+    expected = sympy_jacobian(term, point)
+    lines, ok = [], True
+    for p in range(m):
+        r = jacobian_row(term, point, p, max_steps=max_steps)
+        s = expected[p]
+        good = len(r.row) == len(s) and all(_agree(a, b, tol) for a, b in zip(r.row, s))
+        ok = ok and good
+        lines.append(f"row {p}: reduction {_fmt_row(r.row)}    ({r.steps} steps)")
+        lines.append(f"       sympy     {_fmt_row(s)}    {'OK' if good else 'MISMATCH'}")
+    return lines, ok
+
+
+def cmd_check(args, out) -> int:
+    source = args.source = Source(args)
+    term = source.term()
+    lines, ok = _check_lines(term, args.at, args.tol, args.max_steps)
+    lines.insert(0, f"Jacobian at {_fmt_point(args.at)}: reduction vs sympy "
+                    f"(tolerance {args.tol:g})")
+    lines.append("all rows agree" if ok else "MISMATCH: reduction and sympy disagree")
+    out.write("\n".join(lines) + "\n")
+    return 0 if ok else 1
+
+
+# ---- demo ------------------------------------------------------------------------------
+
+def cmd_demo(args, out) -> int:
+    u, width = not args.ascii, args.width
+    term = parse(DEMO_SOURCE)
+    ty = typecheck(term)
+    r = jacobian_row(term, DEMO_POINT, 0)
+    from .syntax.printer import pretty_type
+    lines = [
+        "The running example of Mak & Ong (Example 3.1), examples/running_example.pb:",
+        "",
+        f"    f = {pretty(term, u)}    : {pretty_type(ty, u)}",
+        "",
+        f"Row 0 of its Jacobian at V = {_fmt_point(DEMO_POINT)} is the normal form of "
+        f"Ω(f) (λz. e₀*) V," if u else
+        f"Row 0 of its Jacobian at V = {_fmt_point(DEMO_POINT)} is the normal form of "
+        f"pullback(f) (\\z. e0*) V,",
+        f"    {pretty(r.term, u)}",
+        f"reached in {r.steps} steps, in four phases:",
+    ]
+    counts: dict = {}
+    for step in r.trace:
+        counts[step.phase] = counts.get(step.phase, 0) + 1
+    phase = None
+    for step in r.trace:
+        if step.phase != phase:
+            phase = step.phase
+            lines += ["", f"== {PHASES.get(phase, phase)}  [{counts[phase]} steps] =="]
+        lines.extend(trace_lines([step], u, width))  # the step (and premises, if any)
+    lines += ["", f"normal form (the covector): {pretty(r.covector, u)}",
+              f"Jacobian at {_fmt_point(DEMO_POINT)}: {_fmt_row(r.row)}", ""]
+    check, ok = _check_lines(term, DEMO_POINT, 1e-9, DEFAULT_MAX_STEPS)
+    lines.append("Cross-check with sympy:")
+    lines += ["  " + s for s in check]
+    lines.append("  all rows agree" if ok else "  MISMATCH: reduction and sympy disagree")
+    out.write("\n".join(lines) + "\n")
+    return 0 if ok else 1
+
+
+# ---- main --------------------------------------------------------------------------------
+
+def _fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
+    sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
+    return status
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(_join_values(argv))
+    except UsageError as e:
+        return _fail(str(e), 2)
+    except SystemExit as e:  # --help
+        return e.code if isinstance(e.code, int) else 0
+    args.source = None
+    out = sys.stdout
+    try:
+        return args.run(args, out)
+    except PullbackCalcError as e:
+        source = args.source
+        return _fail(_where(source, e.pos) + e.message, 1, _excerpt(source, e.pos))
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):  # e.g. `pullback-calc reduce … | head`
+            try:
+                sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - silence the flush at exit
+            except OSError:
+                pass
+            return 1
+        name = f"{e.filename}: " if e.filename else ""
+        return _fail(f"{name}{e.strerror or e}", 1)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -51,8 +51,8 @@ DEMO_SOURCE = """\
 PHASES = {
     "A": "A-reduction: name every intermediate result (let series of elementary terms)",
     "decompose": "decompose: split the pullback along the let series (rules 7, 8)",
-    "forward": "forward: evaluate at the point, building the dual maps (rule pb, 4, 1, …)",
-    "reverse": "reverse: differentiate and pull the covector back (rules 5, 15, 20b, …)",
+    "forward": "forward: evaluate at the point, building the dual maps (rules pb, 4, 1, ...)",
+    "reverse": "reverse: differentiate and pull the covector back (rules 5, 15, 20b, ...)",
 }
 
 

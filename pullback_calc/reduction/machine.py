@@ -24,7 +24,7 @@ from typing import Optional
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import ReductionError, StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, is_let)
+                            Zero, fresh_scope, is_let)
 from . import rules as R
 
 DEFAULT_MAX_STEPS = 1_000_000
@@ -187,7 +187,8 @@ class Machine:
     # public ------------------------------------------------------------------------
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
         trace: list[Step] = []
-        value = self._run(term, trace)
+        with fresh_scope(term):
+            value = self._run(term, trace)
         return value, trace
 
     def premise(self, term: Term, rule: str) -> Term:

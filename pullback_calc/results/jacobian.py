@@ -97,7 +97,7 @@ def _point_term(dom: Type, point: Sequence[float]) -> Term:
 
 def _coordinate_functional(cod: Type, path: tuple) -> Lam:
     """e_p* = λw. πₚ w (a projection path for nested products)."""
-    w = Var(fresh("w"))
+    w = Var("w")  # ω is closed: its names cannot capture anything
     body: Term = w
     for i in path:
         body = Proj(i, body)
@@ -129,7 +129,7 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     if not 0 <= p < len(out_paths):
         raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
                             f"output(s) (rows are counted from 0)")
-    z = Var(fresh("z"))
+    z = Var("z")
     omega = Lam(z, _coordinate_functional(cod, out_paths[p]))
     term = App(Pullback(f, omega), _point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=True)

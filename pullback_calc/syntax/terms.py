@@ -301,27 +301,55 @@ def pattern_path(p: Term, name: str) -> Optional[tuple[int, ...]]:
 
 # ---- fresh names -------------------------------------------------------------
 
-_counter = itertools.count(1)
-_used: set[str] = set()
+class _Names:
+    """A supply of fresh names: a counter, the names to avoid, and the
+    canonical direction name of each variable."""
+
+    def __init__(self, used=()):
+        self.counter = itertools.count(1)
+        self.used: set[str] = set(used)
+        self.dirs: dict[str, str] = {}
+
+
+_names = _Names()
 _NAME_RE = re.compile(r"^(.*?)(_\d+)?$")
 
 
 def note_name(name: str) -> None:
     """Record a user's identifier so that generated names never collide with it."""
-    _used.add(name)
+    _names.used.add(name)
+
+
+class fresh_scope:
+    """Within the block, fresh names restart from 1, avoiding every name of
+    ``term`` -- so one reduction's trace is the same every time it is run."""
+
+    def __init__(self, term: "Term"):
+        self.term = term
+
+    def __enter__(self):
+        global _names
+        self.saved = _names
+        used = {u.name for u in subterms(self.term) if isinstance(u, Var)}
+        _names = _Names(used | self.saved.used)
+        _names.used = used  # names of earlier, unrelated terms need not be avoided
+        return self
+
+    def __exit__(self, *exc):
+        global _names
+        self.saved.used |= _names.used
+        _names = self.saved
+        return False
 
 
 def fresh(base: str = "x") -> str:
     stem = _NAME_RE.match(base).group(1) or "x"  # type: ignore[union-attr]
     stem = stem.lstrip("_") or "x"
     while True:
-        name = f"{stem}_{next(_counter)}"
-        if name not in _used:
-            _used.add(name)
+        name = f"{stem}_{next(_names.counter)}"
+        if name not in _names.used:
+            _names.used.add(name)
             return name
-
-
-_dir_names: dict[str, str] = {}
 
 
 def direction_name(name: str) -> str:
@@ -330,13 +358,13 @@ def direction_name(name: str) -> str:
     Canonical, so that the covector built at one stage of the reverse phase
     has exactly the binder the next stage's Jacobian produces (rule 5).
     """
-    d = _dir_names.get(name)
+    d = _names.dirs.get(name)
     if d is None:
         d = "d" + name
-        while d in _used:
+        while d in _names.used and d not in _names.dirs.values():
             d = "d" + d
-        _used.add(d)
-        _dir_names[name] = d
+        _names.used.add(d)
+        _names.dirs[name] = d
     return d
 
 

@@ -211,6 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the running example (Example 3.1), phase by phase",
                        allow_abbrev=False)
+    _max_steps(p)
     p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
     p.add_argument("--width", type=_width, default=100, metavar="N",
                    help="trace line width (0: unlimited; default 100)")
@@ -258,7 +259,7 @@ def _excerpt(source: Optional[Source], pos) -> list[str]:
     if not 1 <= pos.line <= len(lines):
         return []
     text = lines[pos.line - 1].rstrip()
-    if len(text) > 200:
+    if not text.strip() or len(text) > 200:
         return []
     col = max(pos.column, 1)
     return ["    " + text, "    " + " " * (col - 1) + "^"]
@@ -308,12 +309,15 @@ def cmd_reduce(args, out) -> int:
     if args.json:
         json.dump({"normal_form": pretty(result.value, u), "steps": result.steps,
                    "trace": [] if args.no_trace else _json_steps(result.trace, u)},
-                  out, ensure_ascii=not u, indent=1)
+                  out, ensure_ascii=not u, indent=2)
         out.write("\n")
         return 0
     lines = [] if args.no_trace else trace_lines(result.trace, u, args.width)
     lines.append(f"normal form: {pretty(result.value, u)}")
-    lines.append(f"steps: {result.steps}")
+    top = len(result.trace)
+    lines.append(f"steps: {result.steps}" if args.no_trace or top == result.steps else
+                 f"steps: {result.steps} ({top} in the main derivation, "
+                 f"{result.steps - top} in premises)")
     out.write("\n".join(lines) + "\n")
     return 0
 
@@ -349,7 +353,7 @@ def cmd_jacobian(args, out) -> int:
             doc["row_index"] = args.row
         if args.trace:
             doc["traces"] = [_json_steps(r.trace, u) for _, r in rows]
-        json.dump(doc, out, ensure_ascii=not u, indent=1)
+        json.dump(doc, out, ensure_ascii=not u)
         out.write("\n")
         return 0
     lines = [f"Jacobian at {_fmt_point(args.at)}, by reduction:"]
@@ -399,7 +403,7 @@ def cmd_demo(args, out) -> int:
     u, width = not args.ascii, args.width
     term = parse(DEMO_SOURCE)
     ty = typecheck(term)
-    r = jacobian_row(term, DEMO_POINT, 0)
+    r = jacobian_row(term, DEMO_POINT, 0, max_steps=args.max_steps)
     from .syntax.printer import pretty_type
     lines = [
         "The running example of Mak & Ong (Example 3.1), examples/running_example.pb:",
@@ -424,7 +428,7 @@ def cmd_demo(args, out) -> int:
         lines.extend(trace_lines([step], u, width))  # the step (and premises, if any)
     lines += ["", f"normal form (the covector): {pretty(r.covector, u)}",
               f"Jacobian at {_fmt_point(DEMO_POINT)}: {_fmt_row(r.row)}", ""]
-    check, ok = _check_lines(term, DEMO_POINT, 1e-9, DEFAULT_MAX_STEPS)
+    check, ok = _check_lines(term, DEMO_POINT, 1e-9, args.max_steps)
     lines.append("Cross-check with sympy:")
     lines += ["  " + s for s in check]
     lines.append("  all rows agree" if ok else "  MISMATCH: reduction and sympy disagree")

@@ -382,12 +382,12 @@ def from_sympy(exprs, symbols) -> Lam:
                     t = folds[node]
                     continue
                 t = kids[a] if i == 0 else _combine(e, t, kids[a])
-                if i > 0 and uses[node] > 99:
+                if i > 0 and uses[node] > 1:
                     t = folds[node] = bind(t)
             t = _with_coeff(e, t)
         else:
             t = _node_term(e, kids)
-        kids[e] = bind(t) if refs[e] > 99 and not isinstance(t, Var) else t
+        kids[e] = bind(t) if refs[e] > 1 and not isinstance(t, Var) else t
 
     body = tup(*(kids[r] if has_sym[r] else _const(r) for r in roots))
     for name, t in reversed(binds):

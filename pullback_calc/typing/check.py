@@ -385,6 +385,18 @@ def infer(term: Term, env: Optional[dict] = None) -> Type:
     return infer_with_free(term, env)[0]
 
 
+@deep
+def check(term: Term, expected: Type, env: Optional[dict] = None) -> Type:
+    """Check ``term`` against ``expected`` (which may contain type variables):
+    the expected type is imposed before postponed projections are solved, so
+    e.g. a covector ``λdy. 3 × π1 dy`` checks against (ℝ × ℝ)⋆."""
+    c = _Checker(env)
+    t = c.infer(term, None)
+    c.expect(t, expected, term, lambda: "the term", getattr(term, "pos", None))
+    c.solve_pending()
+    return c.zonk(t, {})
+
+
 def typecheck(term: Term, env: Optional[dict] = None) -> Type:
     """Public name of ``infer``."""
     return infer(term, env)

@@ -160,8 +160,12 @@ def _reduce_atom(x: Term, lin: frozenset) -> Term:
             return ZERO
         if inner is not x.arg:
             return Proj(x.index, inner)
-    elif isinstance(x, (Pullback, Jac)) and isinstance(x.children()[-1], Zero):
-        return ZERO  # linear in the 1-form / the direction
+    elif isinstance(x, (Pullback, Jac)):
+        last = _reduce_atom(x.children()[-1], lin)  # the 1-form / the direction
+        if isinstance(last, Zero):
+            return ZERO  # linear in it
+        if last is not x.children()[-1]:
+            return Pullback(x.fun, last) if isinstance(x, Pullback) else Jac(x.lam, last)
     elif isinstance(x, App):
         f = _reduce_atom(x.fun, lin)
         if isinstance(f, Zero):

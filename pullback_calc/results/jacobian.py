@@ -60,14 +60,22 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
 
 # ---- shapes -------------------------------------------------------------------------
 
+def _pattern_domain(pat: Term, n: int) -> Type:
+    """ℝ at every leaf of a tuple pattern; ℝⁿ for a single variable."""
+    if isinstance(pat, Tuple):
+        return Prod(tuple(_pattern_domain(i, 1) for i in pat.items))
+    return rn(n)
+
+
 def _function_type(f: Term, n: int) -> tuple[Type, Type]:
-    """(domain, codomain) of f, annotating a bare ``λy.S`` with ℝⁿ so that
-    projections of y can be typed."""
-    from ..typing.check import typecheck
-    g = f
-    if isinstance(f, Lam) and f.ann is None and isinstance(f.pat, Var):
-        g = Lam(f.pat, f.body, rn(n), f.pos)
-    ty = typecheck(g)
+    """(domain, codomain) of f, checked against the domain the point gives,
+    so that projections of an unannotated ``λy.S`` can be typed."""
+    from ..typing.check import check
+    from ..syntax.types import TVar
+    expected: Type = TVar.new()
+    if isinstance(f, Lam) and f.ann is None and is_pattern(f.pat):
+        expected = Arrow(_pattern_domain(f.pat, n), TVar.new())
+    ty = check(f, expected)
     if isinstance(ty, DualT):
         raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
     if not isinstance(ty, Arrow):

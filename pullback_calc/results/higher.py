@@ -1,0 +1,66 @@
+"""Results of higher order: Hessians by nested pullbacks, covectors applied.
+
+The i-th row of the Hessian of f : ℝⁿ → ℝ at V is the gradient of
+x ↦ (Ω(f) (λz. e*) x) eᵢ -- a term that itself contains a pullback, so the
+outer reduction differentiates through the inner one (rules 17–19): reverse
+over reverse, with no numerical differentiation anywhere.
+"""
+from __future__ import annotations
+
+from typing import Union
+
+from ..deep import deep
+from ..errors import JacobianError
+from ..reduction.machine import DEFAULT_MAX_STEPS
+from ..syntax.terms import App, Lam, Num, Pullback, Term, Tuple, Var
+from ..syntax.types import rn
+from .jacobian import (JacobianRow, _as_term, _function_type, _leaves, _points, jacobian_row,
+                       reduce)
+
+
+def _basis(n: int, i: int) -> Term:
+    vals = [Num(1.0 if j == i else 0.0) for j in range(n)]
+    return vals[0] if n == 1 else Tuple(tuple(vals))
+
+
+def partial_term(f: Term, n: int, i: int) -> Lam:
+    """λx. Ω(f) (λz. λw. w) x eᵢ : the i-th partial derivative of f, as a term."""
+    x = Var("x")  # f is closed, so no name of f can be captured
+    omega = Lam(Var("z"), Lam(Var("w"), Var("w")))
+    return Lam(x, App(App(Pullback(f, omega), x), _basis(n, i)), rn(n))
+
+
+def _scalar_function(f: Term, n: int) -> None:
+    dom, cod = _function_type(f, n)
+    if len(_leaves(cod, "output")) != 1:
+        raise JacobianError("the Hessian needs a real-valued function ℝⁿ → ℝ")
+    if len(_leaves(dom, "input")) != n:
+        raise JacobianError(f"the function takes {len(_leaves(dom, 'input'))} real input(s) "
+                            f"but the point has {n} coordinate(s)")
+
+
+@deep
+def hessian_row(f: Union[str, Term], point, i: int,
+                max_steps: int = DEFAULT_MAX_STEPS) -> JacobianRow:
+    """Row i (from 0) of the Hessian of f at ``point``, by nested pullbacks."""
+    f = _as_term(f)
+    pt = _points(point)
+    _scalar_function(f, len(pt))
+    if not 0 <= i < len(pt):
+        raise JacobianError(f"row {i} does not exist: the Hessian has {len(pt)} rows")
+    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps)
+
+
+@deep
+def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS) -> list:
+    f = _as_term(f)
+    pt = _points(point)
+    return [hessian_row(f, pt, i, max_steps=max_steps).row for i in range(len(pt))]
+
+
+@deep
+def apply_covector(covector: Union[str, Term], tangent: Union[str, Term],
+                   max_steps: int = DEFAULT_MAX_STEPS) -> Term:
+    """ω(v) by reduction: read a covector over any type (lists, functions)
+    by applying it to a tangent of that type."""
+    return reduce(App(_as_term(covector), _as_term(tangent)), max_steps=max_steps).value

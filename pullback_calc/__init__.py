@@ -10,7 +10,7 @@ The pipeline, one folder per stage:
 from .errors import (JacobianError, ParseError, PullbackCalcError, PullbackTypeError,
                      ReductionError, StepBudgetExceeded)
 from .reduction.machine import DEFAULT_MAX_STEPS
-from .results.higher import apply_covector, hessian, hessian_row
+from .results.higher import apply_covector, hessian, hessian_row, strong_normal_form
 from .results.jacobian import JacobianRow, ReductionResult, jacobian, jacobian_row, reduce
 from .syntax.parser import parse, parse_type
 from .syntax.printer import pretty
@@ -30,7 +30,7 @@ def to_sympy(f, symbols=None, n=None):
 
 
 __all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian",
-           "hessian_row", "hessian", "apply_covector",
+           "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
            "StepBudgetExceeded", "JacobianError"]

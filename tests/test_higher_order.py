@@ -105,3 +105,14 @@ def test_hessian_errors():
         pc.hessian("λ⟨x, y⟩. ⟨x, y⟩", [1.0, 2.0])
     with pytest.raises(pc.JacobianError, match="row 2"):
         pc.hessian_row("λ⟨x, y⟩. x × y", [1.0, 2.0], 2)
+
+
+def test_covectors_over_function_spaces_read_readably():
+    src = LISTS + f"Ω(λl. sum (map (λx. x × x) l)) (λz. λw. w) {LIST123}"
+    weak = pc.reduce(src).value
+    strong = pc.strong_normal_form(src)
+    assert alpha_eq(strong, pc.parse("λdl. dl (λx. λacc. x × x + acc) 0"))
+    assert len(pc.pretty(strong)) < len(pc.pretty(weak))
+    # both read the same number off a tangent
+    tangent = pc.parse(LISTS + TANGENT)
+    assert pc.apply_covector(strong, tangent) == pc.apply_covector(weak, tangent)

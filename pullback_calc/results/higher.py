@@ -64,3 +64,34 @@ def apply_covector(covector: Union[str, Term], tangent: Union[str, Term],
     """ω(v) by reduction: read a covector over any type (lists, functions)
     by applying it to a tangent of that type."""
     return reduce(App(_as_term(covector), _as_term(tangent)), max_steps=max_steps).value
+
+
+@deep
+def strong_normal_form(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS) -> Term:
+    """The normal form with the bodies of abstractions reduced too (open
+    terms), for reading covectors over function spaces: e.g. the covector
+    of l ↦ sum (map square l) at a Church list prints as
+    ``λdl. dl (λx. λacc. x × x + acc) 0``.  The call-by-value strategy
+    itself never reduces under λ; this is a read-out, not a reduction rule."""
+    from ..reduction.machine import Machine
+    from ..syntax.terms import Dual, Prim, Sum
+    m = Machine(max_steps=max_steps, record=False)
+
+    def strong(t: Term) -> Term:
+        v, _ = m.reduce(t)
+        return under(v)
+
+    def under(v: Term) -> Term:
+        if isinstance(v, Lam):
+            return Lam(v.pat, strong(v.body), v.ann)
+        if isinstance(v, (Tuple, Sum)):
+            return type(v)(tuple(strong(i) for i in v.items))
+        if isinstance(v, App):
+            return App(under(v.fun), under(v.arg))
+        if isinstance(v, Prim):
+            return Prim(v.op, tuple(under(a) for a in v.args))
+        if isinstance(v, Dual):
+            return Dual(v.lam, under(v.functional))
+        return v
+
+    return strong(_as_term(term))

@@ -43,18 +43,21 @@ class Term:
                 out.append(v)
         return tuple(out)
 
+    _data_names: dict = {}  # class -> names of its data fields (cached: fields() is slow)
+
     def _data(self) -> tuple:
         """The non-term fields that take part in equality."""
-        return tuple(
-            getattr(self, f.name)
-            for f in fields(self)  # type: ignore[arg-type]
-            if f.name not in self._kids and f.name != "pos" and f.compare
-        )
+        names = Term._data_names.get(type(self))
+        if names is None:
+            names = Term._data_names[type(self)] = tuple(
+                f.name for f in fields(self)  # type: ignore[arg-type]
+                if f.name not in self._kids and f.name != "pos" and f.compare)
+        return tuple(getattr(self, n) for n in names)
 
     def _shape(self) -> tuple:
         return (type(self), self._data(), tuple(
-            len(getattr(self, n)) if isinstance(getattr(self, n), tuple) else -1
-            for n in self._kids))
+            len(v) if isinstance(v, tuple) else -1
+            for v in (getattr(self, n) for n in self._kids)))
 
     # ---- iterative equality and hashing ------------------------------------
     def __eq__(self, other: object) -> bool:

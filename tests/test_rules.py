@@ -155,3 +155,27 @@ def test_step_budget():
         pc.reduce("(λf. f (f (f 1))) (λx. x + 1)", max_steps=3)
     assert "3 steps" in str(e.value)
     assert pc.reduce("(λf. f (f (f 1))) (λx. x + 1)", max_steps=20).value == pc.parse("4")
+
+
+def test_rule_5_substitutes_simultaneously():
+    # a map permuting names the functional also binds
+    r = pc.reduce("(λ⟨a, b⟩. ⟨b, a⟩)⋆ (λ⟨a, b⟩. a ⊕ 10 × b)")
+    assert alpha_eq(r.value, pc.parse("λ⟨a, b⟩. 10 × a ⊕ b"))
+    r = pc.reduce("Ω(λ⟨x, y⟩. ⟨y, x⟩) (Ω(λ⟨x, y⟩. x + 10 × y) (λz. λw. w)) ⟨1, 2⟩")
+    assert alpha_eq(r.value, pc.parse("λ⟨dx, dy⟩. 10 × dx ⊕ dy"))
+
+
+def test_rule_5_and_rule_3_do_not_capture():
+    r = pc.reduce("(λv. 2 × v)⋆ (λw. v × w)")  # the functional's free v stays free
+    assert "v" in {getattr(u, "name", None) for u in __import__(
+        "pullback_calc.syntax.terms", fromlist=["subterms"]).subterms(r.value.body)}
+    assert r.value.pat.name != "v"
+    r = pc.reduce("(λx. y) ⊕ (λz. x)")
+    assert r.value.pat.name != "x" and alpha_eq(r.value, pc.parse("λq. y ⊕ x"))
+
+
+def test_non_linear_covectors_are_type_errors():
+    for src in ["Ω(λx. 3 × x) (λz. λw. w × w)", "(λv. v)⋆ (λw. sin(w))"]:
+        with pytest.raises(pc.PullbackTypeError, match="not linear"):
+            pc.typecheck(pc.parse(src))
+    pc.typecheck(pc.parse("Ω(λx. 3 × x) (λz. λw. z × w)"))  # linear in w, fine

@@ -285,11 +285,15 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset) -> Term:
                 _merge_into(out, _scale(to_lincomb(image, map_lin), k))
         return from_lincomb({a: k for a, k in out.items() if not _is_zero(k)})
     coeffs, terms, cx = dict(lc.coeffs), dict(lc.terms), lc.cx
+    # simultaneous substitution: take every re-bound coordinate out first,
+    # then add the images (which may mention the same names, meaning others)
+    taken = []
     for x, image in m.items():
         k = coeffs.pop(Var(x), None)
-        if k is None:
-            continue
-        del terms[Var(x)]
+        if k is not None:
+            del terms[Var(x)]
+            taken.append((k, image))
+    for k, image in taken:
         for a, c in _scale(to_lincomb(image, map_lin), k).items():
             old = coeffs.get(a)
             new = c if old is None else cadd(old, c)

@@ -251,6 +251,10 @@ def _normalize_sum(t: Sum) -> Term:
         out.extend(u for u in tuples if len(u.items) != n)
     if lams:
         first = lams[0]
+        others = frozenset().union(*(fv(g) for g in lams[1:]))
+        if others & frozenset(pattern_vars(first.pat)):  # keep free variables free
+            pat, body = _rename_all(first.pat, first.body)
+            first = Lam(pat, body, first.ann)
         bodies = [first.body]
         for g in lams[1:]:
             bodies.append(subst(g.body, bind_pattern(g.pat, first.pat)))
@@ -303,8 +307,15 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     lam, f = t.lam, t.functional
     if isinstance(f, Zero) or isinstance(lam.body, Zero):
         return ZERO
-    body = linear.compose(f, lam.body, PatVars(lam.pat))
-    return Lam(lam.pat, body)
+    pat, body = lam.pat, lam.body
+    if fv(f) & PatVars(pat):  # the functional mentions a name the binder would capture
+        pat, body = _rename_all(pat, body)
+    return Lam(pat, linear.compose(f, body, PatVars(pat)))
+
+
+def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
+    ren = {n: Var(fresh(n)) for n in pattern_vars(pat)}
+    return subst(pat, ren), subst(body, ren)
 
 
 @rule("6")

@@ -301,6 +301,9 @@ class _Checker:
                                       "the map of a dual map (λq.S)⋆P", t.lam.pos or pos)
             self.expect(self.infer(t.functional, pos), DualT(cod), t.functional,
                         "the functional of a dual map (λq.S)⋆P", t.functional.pos or pos)
+            if isinstance(t.functional, Lam):
+                _linear_functional(t.functional, "the functional of the dual map",
+                                   t.functional.pos or pos)
             xs = pattern_vars(t.lam.pat)
             if not linear(t.lam.body, frozenset(xs)):
                 raise TypeError_(f"the body of the dual map `{_show(t)}` is not linear in "
@@ -311,6 +314,8 @@ class _Checker:
                                       "the function of a pullback Ω(S)P", t.fun.pos or pos)
             self.expect(self.infer(t.form, pos), Arrow(cod, DualT(cod)), t.form,
                         "the 1-form of a pullback Ω(S)P", t.form.pos or pos)
+            if isinstance(t.form, Lam) and isinstance(t.form.body, Lam):
+                _linear_functional(t.form.body, "the 1-form of the pullback", t.form.pos or pos)
             return Arrow(dom, DualT(dom))
         raise TypeError_(f"not a term: {type(t).__name__}", pos, t)
 
@@ -349,6 +354,15 @@ class _Checker:
                 t, ta, _, pos = stuck[0]
                 self.project(t, ta, pos, final=True)  # raises
             self.pending += stuck
+
+
+def _linear_functional(f: Lam, what: str, pos) -> None:
+    """σ⋆ is compatible with σ → ℝ in inference, so a λ written where a
+    covector is required gets the linearity side condition here."""
+    xs = pattern_vars(f.pat)
+    if not linear(f.body, frozenset(xs)):
+        raise TypeError_(f"{what}, `{_show(f)}`, is not linear in {', '.join(xs)}: "
+                         f"a covector must be a linear functional", pos, f)
 
 
 def _shape(p: Term) -> Type:

@@ -179,3 +179,17 @@ def test_non_linear_covectors_are_type_errors():
         with pytest.raises(pc.PullbackTypeError, match="not linear"):
             pc.typecheck(pc.parse(src))
     pc.typecheck(pc.parse("Ω(λx. 3 × x) (λz. λw. z × w)"))  # linear in w, fine
+
+
+def test_rule_17_declines_when_its_premise_is_stuck():
+    # J(λx. g x)·1 with g free: its reduct at a fresh point is stuck, so the
+    # Jacobian of it in g is a value instead of a 17 → 18 → 8J → 17 loop
+    r = pc.reduce("(J(λg. J(λx. g x)·1)·δ) h", max_steps=5000)
+    assert r.steps < 50 and "17" not in {s.rule for s in r.trace}
+
+
+def test_rule_5_premise_reduces_redexes_made_by_substitution():
+    import math
+    r = pc.reduce("Ω(λv. (J(λx. sin(x))·v) 1) (λz. λw. w) 5")
+    assert alpha_eq(r.value, pc.parse(f"λdv. {math.cos(1)!r} × dv"))
+    assert any(s.rule == "5" and s.premises for s in r.trace)

@@ -10,8 +10,10 @@ where a linear atom is a direction variable, a projection of an atom, an
 atom applied to a value, or a stuck linear term (e.g. a Jacobian of a free
 function).  Rule 5 composes a covector with a linear map by substituting and
 re-normalising; this module is that normalisation.  The combination is kept
-as an ordered dict on the Sum node, so one reverse-phase step only touches
-the coefficients of the variables the elementary term used.
+as an ordered dict on the Sum node: one reverse-phase step does Python work
+only for the coefficients of the variables the elementary term used, plus
+one C-level copy of the coefficient table (a persistent map would remove
+that copy; it has not been needed yet).
 """
 from __future__ import annotations
 
@@ -261,9 +263,10 @@ class _LazyVars:
     __and__ = __rand__
 
 
-def compose(functional: Lam, map_body: Term, map_lin: frozenset) -> Term:
+def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None) -> Term:
     """⟦T[S/w]⟧ for the functional λw.T and the linear map body S (linear in
     ``map_lin``): the body of the composite covector, in linear normal form.
+    ``reduce`` reduces the image of a compound atom (rule 5's premise).
 
     Only the atoms that mention a re-bound variable are touched: at a rule-8
     stage that is the one variable the stage introduced, so a reverse step
@@ -282,6 +285,8 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset) -> Term:
                 _merge_into(out, {atom: k})
             else:
                 image = subst(atom, {x: m[x] for x in hit})
+                if reduce is not None:  # substituting into a compound atom can make a redex
+                    image = reduce(image)
                 _merge_into(out, _scale(to_lincomb(image, map_lin), k))
         return from_lincomb({a: k for a, k in out.items() if not _is_zero(k)})
     coeffs, terms, cx = dict(lc.coeffs), dict(lc.terms), lc.cx

@@ -231,6 +231,11 @@ class Machine:
             self._premises = prem
             try:
                 contractum = R.RULES[label](t, self)
+            except R.Declined:
+                self.steps_taken -= 1
+                self.rule_counts[label] -= 1
+                state = ("up", ctx, _mark(t), None)
+                continue
             finally:
                 self._premises = outer
             if self.record:

@@ -22,6 +22,12 @@ from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
 from . import linear
 
 
+class Declined(Exception):
+    """A rule's premise made no progress: the redex is stuck, hence a value.
+    (Rule 17 on a differential operator of a free function would otherwise
+    go round 17 → 18 → 8J → 17 for ever.)"""
+
+
 class Premises(Protocol):
     def premise(self, term: Term, rule: str) -> Term: ...
 
@@ -303,14 +309,16 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     In the reverse phase S is the Jacobian of one elementary term at its
     point and T the covector of everything after it: this step is one step
     of back-propagation, touching only the coefficients of the variables the
-    elementary term used."""
+    elementary term used.  Premise: when a direction is substituted into a
+    compound atom (e.g. dj 1 with dj ↦ J(λx.S)·dv), the new redex is
+    reduced before normalising."""
     lam, f = t.lam, t.functional
     if isinstance(f, Zero) or isinstance(lam.body, Zero):
         return ZERO
     pat, body = lam.pat, lam.body
     if fv(f) & PatVars(pat):  # the functional mentions a name the binder would capture
         pat, body = _rename_all(pat, body)
-    return Lam(pat, linear.compose(f, body, PatVars(pat)))
+    return Lam(pat, linear.compose(f, body, PatVars(pat), lambda u: m.premise(u, "5")))
 
 
 def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
@@ -485,8 +493,8 @@ def jac_dual_map(t: App, m: Premises) -> Term:
     """(16b) (J(λp.(λq.S)⋆a)·P) V → (λq.T)⋆a  when p is free only in S,
     where (J(λp.S)·P) V ⇓ T (premise).  Dual and abstraction are linear, so
     the derivative passes inside: the functional a after the derivative of
-    the map.  The premise reduces S's let series with the pullback machinery
-    (no expression swell)."""
+    the map.  The premise reduces S's let series by the forward chain rule
+    (7J, 8J), naming every intermediate once (no expression swell)."""
     q, S, T = _body_tangent(t, m, "16b")
     return Dual(Lam(q, T), t.fun.lam.body.functional)
 
@@ -508,10 +516,14 @@ def jac_pullback(t: App, m: Premises) -> Term:
     (or a Jacobian J(λq.S)·a) whose function depends on p, u is fresh and
     E u ⇓ W (premise, with p free).  The differential operator cannot be
     differentiated as a symbol; it is replaced by the abstraction of its
-    reduct, which rule 18 then differentiates.  This is what nests AD."""
+    reduct, which rule 18 then differentiates.  This is what nests AD.
+    If E u does not reduce (its function is a free variable) the rule
+    declines and the redex is a value, like the paper's values 1 and 2."""
     p, E, P, V, env = _parts(t)
     u = Var(fresh("u"))
     W = m.premise(App(E, u), "17")
+    if isinstance(W, App) and W.fun == E:
+        raise Declined("17")
     return App(Jac(Lam(p, Lam(u, W)), P), V)
 
 

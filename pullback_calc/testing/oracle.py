@@ -155,6 +155,8 @@ _DERIV: dict[str, tuple[Callable[..., Any], ...]] = {
 
 def prim(op: str, *args):
     """A function symbol on floats or (nested, tagged) dual numbers."""
+    if not all(_is_num(a) or a is ZERO for a in args):
+        raise OracleError(f"{op} applied to a non-number: {args!r}")
     tags = [a.tag for a in args if isinstance(a, DualNumber)]
     if not tags:
         return _FLOAT[op](*(float(a) for a in args))
@@ -365,9 +367,13 @@ def central_difference(f, x, v, h: float = 1e-6):
     return _lin(1 / (2 * h), hi, -1 / (2 * h), lo)
 
 
-def _leaves(v) -> list:
+def _leaves(v, like=None) -> list:
+    """The reals of v, left to right; a ZERO part counts as zeros shaped like ``like``."""
+    if v is ZERO and like is not None:
+        return [0.0] * len(_leaves(like))
     if isinstance(v, tuple):
-        return [x for item in v for x in _leaves(item)]
+        likes = like if isinstance(like, tuple) else (None,) * len(v)
+        return [x for item, lk in zip(v, likes) for x in _leaves(item, lk)]
     return [float(v)]
 
 
@@ -392,8 +398,8 @@ def jacobian_by_oracle(f_term, point) -> list:
         from ..syntax.parser import parse
         f_term = parse(f_term)
     f, x = evaluate(f_term), shape_point(f_term, point)
-    n = len(_leaves(x))
-    cols = [_leaves(derivative(f, x, shape_point(f_term, [float(i == j) for i in range(n)])))
+    y, n = apply(f, x), len(_leaves(x))
+    cols = [_leaves(derivative(f, x, shape_point(f_term, [float(i == j) for i in range(n)])), y)
             for j in range(n)]
     return [list(r) for r in zip(*cols)]
 

@@ -16,6 +16,7 @@ from ..areduction.anf import A_RULES, is_a_normal, is_elementary
 from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
+from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_path,
                             pattern_vars)
@@ -428,11 +429,16 @@ def jac_sum(t: App, m: Premises) -> Term:
 
 
 @rule("13")
-def jac_of_jacobian_direction(t: App, m: Premises) -> Term:
-    """(13) (J(λp. J(λq.S)·a)·P) V → J(λq.S)·â  when p is free only in a:
-    the Jacobian J(λq.S)·a is linear in its direction a."""
+def jac_of_jacobian(t: App, m: Premises) -> Term:
+    """(13) (J(λp. J(λq.S)·a)·P) V → J(λq.S)·â  when p is free only in a,
+    and → J(λq.S[P/p])·a  when p is free only in S and S is linear in p:
+    the Jacobian J(λq.S)·a is bilinear -- linear in its direction, and in
+    the map, since differentiation is linear -- so it is its own Jacobian."""
     p, E, P, V, env = _parts(t)
-    return Jac(E.lam, _dir(env, E.along, P))
+    if env.occurs(E.along):
+        return Jac(E.lam, _dir(env, E.along, P))
+    q, S = _apart(E.lam.pat, E.lam.body, env, fv(P) | fv(V))
+    return Jac(Lam(q, env.at(S, P), E.lam.ann), E.along)
 
 
 @rule("14")
@@ -649,7 +655,12 @@ def classify_jacobian_at(t: App) -> Optional[str]:
     if isinstance(E, Sum):
         return "12"
     if isinstance(E, Jac):
-        return "13" if not env.occurs(E.lam) else "17"
+        in_map, in_along = env.occurs(E.lam), env.occurs(E.along)
+        if not in_map:
+            return "13"
+        if not in_along and is_linear(E.lam.body, PatVars(lam.pat) & fv(E.lam.body)):
+            return "13"
+        return "17"
     if isinstance(E, Pullback):
         if not env.occurs(E.fun):
             return "14"

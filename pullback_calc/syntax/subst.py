@@ -46,8 +46,9 @@ def fv(t: Term) -> frozenset:
 def linear(t: Term, xs: frozenset) -> bool:
     """Is ``t`` linear, jointly, in the variables ``xs``?  (x ∈ lin(S) is
     ``linear(S, {x})``.)  The function of an application is a linear
-    position, its argument is not; dual maps are bilinear; J(λq.S)·P and
-    Ω(S)P are linear in P; 0 is linear in everything, other constants are not.
+    position, its argument is not; dual maps and J(λq.S)·P are bilinear (in
+    the map and in the functional / direction); Ω(S)P is linear in P; 0 is
+    linear in everything, other constants are not.
     """
     if isinstance(t, Zero):
         return True
@@ -66,8 +67,9 @@ def linear(t: Term, xs: frozenset) -> bool:
     if isinstance(t, Lam):
         inner = xs - frozenset(pattern_vars(t.pat))
         return bool(inner) and linear(t.body, inner)
-    if isinstance(t, Jac):
-        return not (fv(t.lam) & xs) and linear(t.along, xs)
+    if isinstance(t, Jac):  # linear in the direction, and in the map (differentiation is linear)
+        return ((not (fv(t.lam) & xs) and linear(t.along, xs))
+                or (not (fv(t.along) & xs) and linear(t.lam, xs)))
     if isinstance(t, Pullback):
         return not (fv(t.fun) & xs) and linear(t.form, xs)
     if isinstance(t, Dual):

@@ -5,7 +5,7 @@ import pytest
 
 import pullback_calc as pc
 from pullback_calc.reduction.linear import to_lincomb
-from pullback_calc.reduction.rules import PatVars
+from pullback_calc.reduction.env import PatVars
 from pullback_calc.syntax.terms import Num, size
 
 RUNNING = "λ⟨x, y⟩. ((x + 1) × (2 × x + y × y)) ^ 2"

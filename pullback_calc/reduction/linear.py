@@ -22,8 +22,9 @@ from typing import Optional
 
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
-from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
-                            pattern_path, pattern_vars)
+from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO)
+
+from .env import PatVars
 
 LinComb = dict  # atom Term -> coefficient Term (usually a Num)
 
@@ -245,24 +246,6 @@ def _match(pat: Term, val: Term, out: dict) -> None:
             bind_pattern(p, v, out)
 
 
-class _LazyVars:
-    """Pattern variables as a set, looked up only for the names asked about."""
-
-    def __init__(self, p: Term):
-        self.p, self.memo = p, {}
-
-    def __rand__(self, names):
-        out = []
-        for x in names:
-            if x not in self.memo:
-                self.memo[x] = pattern_path(self.p, x) is not None
-            if self.memo[x]:
-                out.append(x)
-        return frozenset(out)
-
-    __and__ = __rand__
-
-
 def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None) -> Term:
     """⟦T[S/w]⟧ for the functional λw.T and the linear map body S (linear in
     ``map_lin``): the body of the composite covector, in linear normal form.
@@ -274,7 +257,7 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None) ->
     """
     m: dict = {}
     _match(functional.pat, map_body, m)
-    lc = lincomb_of(functional.body, _LazyVars(functional.pat))
+    lc = lincomb_of(functional.body, PatVars(functional.pat))
     if not m:
         return term_of(lc)
     if m.keys() & lc.cx:  # a re-bound variable inside a compound atom: general path

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
-from ..errors import ReductionError, StepBudgetExceeded
+from ..errors import StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, fresh_scope, is_let)
 from . import rules as R

@@ -12,15 +12,15 @@ from __future__ import annotations
 import math
 from typing import Callable, Optional, Protocol
 
-from ..areduction.anf import A_RULES, is_a_normal, is_elementary
+from ..areduction.anf import A_RULES, is_elementary
 from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_path,
-                            pattern_vars)
+                            Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_vars)
 from . import linear
+from .env import Env, PatVars
 
 
 class Declined(Exception):
@@ -50,52 +50,6 @@ def rule(label: str):
         RULES[label] = fn
         return fn
     return register
-
-
-# ---- the environment pattern --------------------------------------------------------
-
-class Env:
-    """Look-ups of variables in the pattern p (memoised for one rule)."""
-
-    def __init__(self, p: Term):
-        self.p, self.memo = p, {}
-
-    def path(self, x: str):
-        if x not in self.memo:
-            self.memo[x] = pattern_path(self.p, x)
-        return self.memo[x]
-
-    def occurs(self, t: Term) -> bool:
-        return any(self.path(x) is not None for x in fv(t))
-
-    def at(self, t: Term, V: Term) -> Term:
-        """t[V/p], touching only the variables t uses."""
-        if t is self.p:
-            return V
-        m = {}
-        for x in fv(t):
-            path = self.path(x)
-            if path is not None:
-                m[x] = component(V, path)
-        return subst(t, m)
-
-
-def component(v: Term, path) -> Term:
-    for i in path:
-        v = v.items[i - 1] if isinstance(v, Tuple) else Proj(i, v)
-    return v
-
-
-class PatVars:
-    """The variables of a pattern as a lazy set (``frozenset & PatVars``)."""
-
-    def __init__(self, p: Term):
-        self.env = Env(p)
-
-    def __rand__(self, names):
-        return frozenset(x for x in names if self.env.path(x) is not None)
-
-    __and__ = __rand__
 
 
 def _env_extension(lam: Lam) -> bool:

@@ -12,15 +12,14 @@ covector to basis vectors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Sequence, Union
 
 from ..deep import deep
 from ..errors import JacobianError
 from ..reduction.linear import to_lincomb
-from ..reduction.machine import DEFAULT_MAX_STEPS, Machine, Step
-from ..reduction.rules import PatVars, component
-from ..syntax.terms import (App, Lam, Num, Proj, Pullback, Term, Tuple, Var, Zero, fresh,
-                            is_pattern)
+from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
+from ..reduction.env import PatVars, component
+from ..syntax.terms import App, Lam, Num, Proj, Pullback, Term, Tuple, Var, Zero, is_pattern
 from ..syntax.types import Arrow, DualT, Prod, Type, real_leaves, rn
 
 

@@ -112,10 +112,8 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     if not m:
         return t
     keys = frozenset(m)
-    mfv: Optional[frozenset] = None
 
     def go(u: Term, m: Mapping[str, Term], keys: frozenset) -> Term:
-        nonlocal mfv
         ufv = fv(u)
         if not (ufv & keys):
             return u

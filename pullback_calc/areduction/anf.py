@@ -123,14 +123,19 @@ def a_name(t: Term) -> Term:
     for slot, op in _operands(t):
         if not is_atom(op):
             x = Var(fresh(_base_name(op)))
-            return App(Lam(x, _replace(t, slot, x)), op, t.pos)
+            lam = Lam(x, _replace(t, slot, x))
+            object.__setattr__(lam, "_fresh", True)  # x occurs nowhere else: A-lift needs no check
+            return App(lam, op, t.pos)
     raise ValueError("A-name: no operand to name")  # the machine never asks
 
 
 def a_lift(t: Term) -> Term:
     """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L."""
     outer, inner = t.fun, t.arg
-    r, m = rename_apart(inner.fun.pat, inner.fun.body, fv(outer.body) | fv(outer))
+    if inner.fun.__dict__.get("_fresh"):
+        r, m = inner.fun.pat, inner.fun.body
+    else:  # a let the user wrote: r must not capture a free variable of L
+        r, m = rename_apart(inner.fun.pat, inner.fun.body, fv(outer.body))
     return App(Lam(r, App(Lam(outer.pat, outer.body, outer.ann), m)), inner.arg, t.pos)
 
 

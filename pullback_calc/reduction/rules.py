@@ -271,7 +271,8 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     if isinstance(f, Zero) or isinstance(lam.body, Zero):
         return ZERO
     pat, body = lam.pat, lam.body
-    if fv(f) & PatVars(pat):  # the functional mentions a name the binder would capture
+    shares = f.pat is pat or (isinstance(f.pat, Tuple) and f.pat.items[0] is pat)
+    if not shares and fv(f) & PatVars(pat):  # a name of the functional would be captured
         pat, body = _rename_all(pat, body)
     return Lam(pat, linear.compose(f, body, PatVars(pat), lambda u: m.premise(u, "5")))
 

@@ -5,7 +5,7 @@ from typing import Mapping, Optional
 
 from . import prims
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero, fresh, pattern_vars)
+                    Zero, binds, fresh, pattern_vars)
 
 _EMPTY: frozenset = frozenset()
 
@@ -29,8 +29,8 @@ def fv(t: Term) -> frozenset:
             kids = u.children() if not isinstance(u, Lam) else (u.body,)
             stack.extend((c, False) for c in kids if "_fv" not in c.__dict__)
         else:
-            if isinstance(u, Lam):
-                s = u.body.__dict__["_fv"] - frozenset(pattern_vars(u.pat))
+            if isinstance(u, Lam):  # via the pattern's index: no walk of a deep pattern
+                s = frozenset(x for x in u.body.__dict__["_fv"] if not binds(u.pat, x))
             else:
                 s = _EMPTY
                 for c in u.children():

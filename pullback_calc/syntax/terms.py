@@ -302,6 +302,64 @@ def pattern_path(p: Term, name: str) -> Optional[tuple[int, ...]]:
     return None
 
 
+# ---- pattern indices (see reduction/env.py for why) ------------------------
+
+class _Index:
+    __slots__ = ("names", "top")
+
+    def __init__(self, names: dict, top: int):
+        self.names, self.top = names, top
+
+
+def _leaf_paths(p: Term) -> list[tuple[str, tuple]]:
+    out = []
+    stack: list = [(p, ())]
+    while stack:
+        u, path = stack.pop()
+        if isinstance(u, Var):
+            out.append((u.name, path))
+        else:
+            for i, it in enumerate(u.items, 1):
+                stack.append((it, path + (i,)))
+    return out
+
+
+def pattern_index(p: Term) -> tuple[_Index, int]:
+    """(index, level) of a pattern, built incrementally along its chain."""
+    cached = p.__dict__.get("_pidx")
+    if cached is not None:
+        return cached
+    chain = []
+    u = p
+    while "_pidx" not in u.__dict__ and isinstance(u, Tuple) and len(u.items) == 2:
+        chain.append(u)
+        u = u.items[0]
+    if "_pidx" in u.__dict__:
+        idx, lvl = u.__dict__["_pidx"]
+    else:
+        idx, lvl = _Index({n: (0, path) for n, path in _leaf_paths(u)}, 0), 0
+        object.__setattr__(u, "_pidx", (idx, 0))
+    for node in reversed(chain):
+        lvl += 1
+        new = _leaf_paths(node.items[1])
+        if idx.top != lvl - 1 or any(n in idx.names and idx.names[n][0] < lvl for n, _ in new):
+            # another chain extended this index already, or a name is re-bound
+            idx = _Index({n: e for n, e in idx.names.items() if e[0] < lvl}, lvl - 1)
+        for n, path in new:
+            idx.names[n] = (lvl, path)
+        idx.top = lvl
+        object.__setattr__(node, "_pidx", (idx, lvl))
+    return p.__dict__["_pidx"]
+
+
+
+def binds(p: Term, name: str) -> bool:
+    """Does the pattern p bind ``name``?  O(1) after the first call."""
+    idx, level = pattern_index(p)
+    e = idx.names.get(name)
+    return e is not None and e[0] <= level
+
+
 # ---- fresh names -------------------------------------------------------------
 
 class _Names:

@@ -3,6 +3,9 @@
     pullback-calc reduce   FILE | -e TEXT  [--max-steps N] [--ascii] [--width N] [--no-trace] [--json]
     pullback-calc jacobian FILE | -e TEXT  --at X,Y,…  [--row P] [--trace] [--json] [--max-steps N]
     pullback-calc check    FILE | -e TEXT  --at X,Y,…  [--tol T] [--max-steps N]
+    pullback-calc trace    FILE | -e TEXT  [--format text|latex|json|html] [-o OUT]
+                           [--phase P,…] [--rule R,…] [--every K] [--color] [--ascii]
+                           [--jacobian --at X,Y,… [--row P]] [--max-steps N]
     pullback-calc demo
 
 Every mistake in the input (a missing file, a parse or type error, a bad
@@ -104,6 +107,48 @@ def _width(text: str) -> Optional[int]:
         raise argparse.ArgumentTypeError(f"the width must be at least 40 (or 0: unlimited), "
                                          f"got {n}")
     return n
+
+
+def _max_term(text: str) -> Optional[int]:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of characters, got {text!r}") from None
+    if n == 0:
+        return 0
+    if n < 12:
+        raise argparse.ArgumentTypeError(f"--max-term must be at least 12 (or 0: in full), got {n}")
+    return n
+
+
+def _row(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a row number, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"rows are counted from 0, got {n}")
+    return n
+
+
+TRACE_FORMATS = ("text", "latex", "json", "html")
+_PHASE_NAMES = ("A", "decompose", "forward", "reverse")
+
+
+def _phases(text: str) -> frozenset:
+    from .rendering.text import parse_phases
+    try:
+        return parse_phases(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _rules(text: str) -> frozenset:
+    from .rendering.text import parse_rules
+    try:
+        return parse_rules(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _tolerance(text: str) -> float:
@@ -208,6 +253,50 @@ def build_parser() -> argparse.ArgumentParser:
                    help="relative and absolute tolerance (default 1e-9)")
     _max_steps(p)
     p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("trace", help="a reduction trace as text, LaTeX, JSON or an HTML stepper",
+                       allow_abbrev=False,
+                       description="Reduce a term (or, with --jacobian, compute one row of a "
+                                   "Jacobian) and render the trace: text (one step per line), "
+                                   "LaTeX (a derivation for a paper), JSON (see the schema in "
+                                   "pullback_calc/rendering/json_trace.py) or HTML (an "
+                                   "interactive stepper, one self-contained page).")
+    _source_args(p)
+    p.add_argument("--format", "-f", choices=TRACE_FORMATS, default="text",
+                   help="output format (default text)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    p.add_argument("--phase", type=_phases, metavar="P,…",
+                   help="only steps of these phases: " + ", ".join(_PHASE_NAMES))
+    p.add_argument("--rule", type=_rules, metavar="R,…",
+                   help="only steps of these rules, e.g. 5,15 (16 means 16a, 16b, 16c; "
+                        "A the A-rules)")
+    p.add_argument("--every", type=_positive_int, default=1, metavar="K",
+                   help="only every K-th step (of those chosen)")
+    p.add_argument("--color", nargs="?", const="always", default="auto",
+                   choices=("auto", "always", "never"),
+                   help="ANSI colours in text output (default: only on a terminal)")
+    p.add_argument("--ascii", action="store_true", help="ASCII spellings only")
+    p.add_argument("--width", type=_width, default=100, metavar="N",
+                   help="text: abbreviate each line to N columns (0: terms in full; "
+                        "default 100)")
+    p.add_argument("--max-term", type=_max_term, default=None, metavar="N",
+                   help="json/html/latex: abbreviate terms to about N characters (0: in full; "
+                        "default 400 for json, 160 for html, in full for latex)")
+    p.add_argument("--no-premises", action="store_true", help="leave premises out")
+    p.add_argument("--fragment", action="store_true",
+                   help="latex: a fragment to paste into a document (default: a whole "
+                        "document)")
+    p.add_argument("--paths", choices=("delta", "full", "none"), default="delta",
+                   help="json: how redex paths are written (default delta)")
+    p.add_argument("--title", metavar="TEXT", help="html/latex: the title")
+    p.add_argument("--jacobian", action="store_true",
+                   help="trace row P of the Jacobian at --at instead of reducing the term")
+    p.add_argument("--at", type=parse_point, metavar="POINT",
+                   help="with --jacobian: the point, e.g. 1.5,2")
+    p.add_argument("--row", type=_row, default=None, metavar="P",
+                   help="with --jacobian: the row (counting from 0; default 0)")
+    _max_steps(p)
+    p.set_defaults(run=cmd_trace)
 
     p = sub.add_parser("demo", help="the running example (Example 3.1), phase by phase",
                        allow_abbrev=False)
@@ -397,6 +486,71 @@ def cmd_check(args, out) -> int:
     return 0 if ok else 1
 
 
+# ---- trace --------------------------------------------------------------------------------
+
+def _use_color(args, out) -> bool:
+    import os
+    if args.color == "always":
+        return True
+    if args.color == "never" or args.output is not None or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def cmd_trace(args, out) -> int:
+    if args.at is not None:
+        args.jacobian = True
+    if args.jacobian and args.at is None:
+        raise UsageError("--jacobian needs the point: --at X,Y,… (see 'pullback-calc trace --help')")
+    if args.row is not None and not args.jacobian:
+        raise UsageError("--row needs --jacobian and --at (see 'pullback-calc trace --help')")
+    source = args.source = Source(args)
+    term = source.term()
+    if args.jacobian:
+        r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
+        trace, start, value = r.trace, r.term, r.covector
+        title = args.title or (f"Row {args.row or 0} of the Jacobian at "
+                               f"{_fmt_point(args.at)}: {_fmt_row(r.row)}")
+    else:
+        typecheck(term)
+        res = reduce(term, max_steps=args.max_steps)
+        trace, start, value = res.trace, term, res.value
+        title = args.title or f"Reduction of {source.name}"
+    u = not args.ascii
+    chosen = dict(phases=args.phase, rules=args.rule, every=args.every)
+    limit = args.max_term
+    fmt = args.format
+    if fmt == "text":
+        from .rendering.text import trace_lines
+        color = _use_color(args, out)
+        lines = trace_lines(trace, u, args.width, not args.no_premises, color=color, **chosen)
+        text = "\n".join(lines) + ("\n" if lines else "")
+    elif fmt == "latex":
+        from .rendering.latex import trace_to_latex
+        text = trace_to_latex(trace, standalone=not args.fragment, title=title, term=start,
+                              value=value, max_term=limit or None,
+                              premises=not args.no_premises, **chosen)
+    elif fmt == "json":
+        from .rendering.json_trace import trace_to_json
+        text = trace_to_json(trace, term=start, value=value,
+                             spelling="unicode" if u else "ascii",
+                             max_term=400 if limit is None else (limit or None),
+                             paths=args.paths, premises=not args.no_premises, **chosen) + "\n"
+    else:
+        from .rendering.html import trace_to_html
+        if args.no_premises:
+            from .rendering.json_trace import _NoPremises
+            trace = [_NoPremises(s) for s in trace]
+        text = trace_to_html(trace, title=title, term=start, value=value, unicode=u,
+                             max_term=160 if limit is None else (limit or None), **chosen)
+    if args.output is not None:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        out.write(text)
+    return 0
+
+
 # ---- demo ------------------------------------------------------------------------------
 
 def cmd_demo(args, out) -> int:
@@ -457,6 +611,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     out = sys.stdout
     try:
         return args.run(args, out)
+    except UsageError as e:
+        return _fail(str(e), 2)
     except PullbackCalcError as e:
         source = args.source
         return _fail(_where(source, e.pos) + e.message, 1, _excerpt(source, e.pos))

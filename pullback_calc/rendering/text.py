@@ -1,24 +1,37 @@
-"""Plain-text traces: one line per step, premises indented under their step.
+"""Plain-text and coloured traces: one line per step, premises indented under their step.
 
 Terms are pretty-printed *bounded*: only as much of a term as fits is
 printed (its beginning and its end, with an ellipsis in the middle), so a
 line costs O(width) however large the redex, and a whole trace is linear in
 the number of steps.  ``width=None`` prints terms in full.
+
+This module also holds what every trace renderer shares (the LaTeX, JSON and
+HTML renderers import it): choosing steps (``select_steps``: by phase, by
+rule, every k-th), bounded printing (``bounded``), the evaluation context
+around a redex, abbreviated to its innermost frames (``context_around``), and
+the rules' one-paragraph descriptions (``rule_doc``).
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+import re
+from typing import Iterable, Iterator, Optional
 
 from ..syntax.printer import pretty
-from ..syntax.terms import Term
+from ..syntax.terms import Lam, Term
 
-__all__ = ["abbreviate", "format_step", "format_trace", "trace_lines"]
+__all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
+           "select_steps", "parse_rules", "parse_phases", "rule_doc", "rule_labels",
+           "context_around", "walk", "PHASES"]
 
 RULE_COLUMN = 10      # "[dual-app]" is the longest label
 PHASE_COLUMN = 9      # "decompose"
 INDENT = "    "
 MIN_TERM = 12         # never abbreviate a term to fewer characters than this
 
+PHASES = ("A", "decompose", "forward", "reverse")
+
+
+# ---- bounded printing --------------------------------------------------------------------
 
 def _printer(unicode: bool):
     """The pretty printer's task expander, or None if its internals changed."""
@@ -29,85 +42,171 @@ def _printer(unicode: bool):
         return None, None
 
 
+SPINE_MEMO = 16  # memoise every 16th node of a run of expansions that print nothing
+
+
 def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bool]:
     """The first (or last) ``limit``+ characters of ``pretty(t)`` and whether
-    that is all of it; walks only the part of the term that gets printed."""
+    that is all of it; walks only the part of the term that gets printed.
+
+    A long spine that prints nothing before (or, from the end, after) its
+    innermost node -- the body of a let series, the function of nested
+    applications, a left-nested sum -- would cost its depth at every step of
+    a trace; so every ``SPINE_MEMO``-th node of such a run keeps what was
+    printed of it (``_ph``/``_pt`` on the node, like the machine's ``_nf``), and
+    terms shared between steps are walked down once."""
     printer, top = _printer(unicode)
     if printer is None:  # pragma: no cover
         s = pretty(t, unicode)
         return (s[-limit:] if from_end else s), len(s) <= limit
+    attr = "_pt" if from_end else "_ph"
     out: list[str] = []
     n = 0
+    silent = 0
+    open_marks: list = []  # [node-key, start] of memoised nodes being printed
     stack: list = [(t, top)]
+    complete = True
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
             n += len(item)
+            silent = 0
             if n > limit:
+                complete = False
                 break
+        elif isinstance(item, list):  # the end of a memoised node
+            node, key, start = item
+            text = "".join(reversed(out[start:])) if from_end else "".join(out[start:])
+            memo = node.__dict__.get(attr)
+            if memo is None:
+                memo = {}
+                object.__setattr__(node, attr, memo)
+            memo[key] = (text, True)
+            open_marks.pop()
         else:
-            parts = printer.task(*item)
+            sub, need = item
+            key = (unicode, need)
+            memo = sub.__dict__.get(attr)
+            hit = memo.get(key) if memo else None
+            if hit is not None and (hit[1] or len(hit[0]) > limit - n):
+                stack.append(hit[0])
+                continue
+            parts = printer.task(sub, need)
+            silent += 1
+            if silent % SPINE_MEMO == 0:
+                mark = [sub, key, len(out)]
+                open_marks.append(mark)
+                stack.append(mark)
             stack.extend(parts if from_end else reversed(parts))
-    else:
-        return ("".join(reversed(out)) if from_end else "".join(out)), True
-    return ("".join(reversed(out)) if from_end else "".join(out)), False
+    if not complete:
+        for node, key, start in open_marks:  # what was printed of them: a prefix (suffix)
+            text = "".join(reversed(out[start:])) if from_end else "".join(out[start:])
+            memo = node.__dict__.get(attr)
+            if memo is None:
+                memo = {}
+                object.__setattr__(node, attr, memo)
+            old = memo.get(key)
+            if old is None or (not old[1] and len(old[0]) < len(text)):
+                memo[key] = (text, False)
+    return ("".join(reversed(out)) if from_end else "".join(out)), complete
+
+
+def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[str, bool]:
+    """``(text, complete)``: ``pretty(t)`` if it has at most ``limit``
+    characters (``complete`` is True), else its beginning and end around an
+    ellipsis (False).  Costs O(limit), whatever the size of ``t``."""
+    if limit is None:
+        return pretty(t, unicode), True
+    limit = max(limit, MIN_TERM)
+    head, complete = _pieces(t, unicode, limit, from_end=False)
+    if complete:
+        return head, True
+    dots = "…" if unicode else "..."
+    keep = limit - len(dots)
+    tail, _ = _pieces(t, unicode, keep // 2, from_end=True)
+    return head[:keep - keep // 2] + dots + tail[-(keep // 2):], False
 
 
 def abbreviate(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> str:
     """``pretty(t)``, or its beginning and end around an ellipsis if it is
     longer than ``limit`` characters (``limit=None``: the whole term)."""
-    if limit is None:
-        return pretty(t, unicode)
-    limit = max(limit, MIN_TERM)
-    head, complete = _pieces(t, unicode, limit, from_end=False)
-    if complete:
-        return head
-    dots = "…" if unicode else "..."
-    keep = limit - len(dots)
-    tail, _ = _pieces(t, unicode, keep // 2, from_end=True)
-    return head[:keep - keep // 2] + dots + tail[-(keep // 2):]
+    return bounded(t, unicode, limit)[0]
 
 
-def _arrow(unicode: bool) -> str:
-    return "  ⟶  " if unicode else "  -->  "
+# ---- choosing steps ------------------------------------------------------------------------
+
+def rule_labels() -> list[str]:
+    """Every rule label, in the paper's order, then the extra ones."""
+    from ..reduction.rules import EXTRA, NUMBERED
+    return list(NUMBERED) + list(EXTRA)
 
 
-def _two_terms(a: Term, b: Term, sep: str, unicode: bool, room: Optional[int]) -> str:
-    """``a sep b`` in ``room`` characters, sharing the room between a and b."""
-    if room is None:
-        return pretty(a, unicode) + sep + pretty(b, unicode)
-    room = max(room - len(sep), 2 * MIN_TERM)
-    half = room // 2
-    sa = abbreviate(a, unicode, half)
-    sb = abbreviate(b, unicode, room - len(sa))  # b gets what a left over
-    if len(sb) < room - len(sa) and len(sa) >= half:
-        sa = abbreviate(a, unicode, room - len(sb))  # and a what b left over
-    return sa + sep + sb
+def parse_rules(spec) -> frozenset:
+    """``"5,15"`` (or an iterable of labels) → the set of labels it names.
+    A number names its lettered variants too (``16`` is 16a, 16b and 16c) and
+    ``A`` the three A-rules; an unknown label raises ValueError."""
+    items = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else list(spec)
+    known = rule_labels()
+    out: set[str] = set()
+    for raw in items:
+        if not raw:
+            continue
+        tok = str(raw).strip().strip("()")
+        low = tok.lower()
+        hit = [k for k in known if k.lower() == low]
+        if not hit:
+            hit = [k for k in known
+                   if re.fullmatch(re.escape(low) + r"[a-z]|" + re.escape(low) + r"-.*", k.lower())]
+        if not hit:
+            raise ValueError(f"unknown rule {tok!r} (rules: {', '.join(known)})")
+        out.update(hit)
+    if not out:
+        raise ValueError("no rule given")
+    return frozenset(out)
 
 
-def format_step(step, unicode: bool = True, width: Optional[int] = 100) -> str:
-    """One line: index, ``[rule]``, phase, then ``redex ⟶ contractum``."""
-    head = f"{step.index:>5} {'[' + step.rule + ']':<{RULE_COLUMN}} {step.phase:<{PHASE_COLUMN}} "
-    room = None if width is None else width - len(head)
-    return head + _two_terms(step.redex, step.contractum, _arrow(unicode), unicode, room)
+def parse_phases(spec) -> frozenset:
+    """``"forward,reverse"`` (or an iterable) → the set of phases; ValueError if unknown."""
+    items = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else list(spec)
+    out = set()
+    for raw in items:
+        if not raw:
+            continue
+        hit = [p for p in PHASES if p.lower() == str(raw).strip().lower()]
+        if not hit:
+            raise ValueError(f"unknown phase {raw!r} (phases: {', '.join(PHASES)})")
+        out.update(hit)
+    if not out:
+        raise ValueError("no phase given")
+    return frozenset(out)
 
 
-def _format_premise(d, unicode: bool, width: Optional[int]) -> str:
-    head = ("⊢ " if unicode else "|- ") + f"premise [{d.rule}]: "
-    if d.result is None:  # the premise did not finish (an error inside it)
-        room = None if width is None else width - len(head)
-        return head + abbreviate(d.start, unicode, room)
-    sep = "  ⇓  " if unicode else "  ==>  "
-    room = None if width is None else width - len(head)
-    return head + _two_terms(d.start, d.result, sep, unicode, room)
+def select_steps(trace: Iterable, phases=None, rules=None, every: int = 1) -> Iterator:
+    """The steps of the main derivation to show: those of the given phases
+    and rules (None: all), then every ``every``-th of them (the first, the
+    (k+1)-th, …).  Premises are not filtered: a chosen step keeps them all."""
+    if isinstance(phases, str):
+        phases = parse_phases(phases)
+    if isinstance(rules, str):
+        rules = parse_rules(rules)
+    if every < 1:
+        raise ValueError("every must be at least 1")
+    k = 0
+    for s in trace:
+        if phases is not None and s.phase not in phases:
+            continue
+        if rules is not None and s.rule not in rules:
+            continue
+        if k % every == 0:
+            yield s
+        k += 1
 
 
-def trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int] = 100,
-                premises: bool = True) -> list[str]:
-    """The lines of a trace; each premise is a ``⊢ premise [rule]`` line
-    followed by its own steps, indented one level deeper (no recursion)."""
-    lines: list[str] = []
+def walk(trace: Iterable, premises: bool = True) -> Iterator[tuple[int, object]]:
+    """``(depth, item)`` for every step and premise, in reading order: each
+    premise (a ``Derivation``) follows the step that needed it, then its own
+    steps one level deeper (an explicit stack: no recursion)."""
     stack: list = [(iter(trace), 0)]
     while stack:
         it, depth = stack[-1]
@@ -115,19 +214,189 @@ def trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int] = 10
         if item is None:
             stack.pop()
             continue
-        pad = INDENT * depth
-        w = None if width is None else max(width - len(pad), 40)
+        yield depth, item
         if hasattr(item, "redex"):  # a Step
-            lines.append(pad + format_step(item, unicode, w))
             if premises and item.premises:
                 stack.append((iter(item.premises), depth + 1))
         else:  # a Derivation
-            lines.append(pad + _format_premise(item, unicode, w))
             stack.append((iter(item.steps), depth + 1))
+
+
+# ---- rule descriptions ---------------------------------------------------------------------
+
+_DOCS: dict[str, str] = {}
+
+
+def rule_doc(label: str) -> str:
+    """The first paragraph of the rule's docstring, on one line ('' if none)."""
+    if label not in _DOCS:
+        from ..reduction.rules import RULES
+        fn = RULES.get(label)
+        doc = (getattr(fn, "__doc__", None) or "").strip()
+        _DOCS[label] = " ".join(doc.split("\n\n")[0].split())
+    return _DOCS[label]
+
+
+# ---- the context around a redex --------------------------------------------------------------
+
+def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list, int]]:
+    """(left pieces, right pieces, precedence needed at the hole) of one
+    frame of an evaluation context, its other children abbreviated."""
+    printer, _ = _printer(unicode)
+    if printer is None:  # pragma: no cover
+        return None
+    from ..syntax.printer import _prec
+    from ..syntax.terms import Dual, Jac
+    node, kind = frame.node, frame.kind
+    hole = frame.hole()
+    parts = list(printer.node(node))
+    if kind in ("a-root", "dual-body"):  # the hole is the body of a λ inside the node
+        lam = node.lam if isinstance(node, (Jac, Dual)) else node.fun
+        j = next((k for k, x in enumerate(parts) if isinstance(x, tuple) and x[0] is lam), None)
+        if j is None:
+            return None
+        need = parts[j][1]
+        inner = list(printer.node(lam))
+        if need is not None and _prec(lam) < need:
+            inner = ["(", *inner, ")"]
+        parts[j:j + 1] = inner
+    kids = [k for k, x in enumerate(parts) if isinstance(x, tuple) and x[1] is not None]
+    if kind in ("prim", "tuple", "sum"):
+        i = kids[frame.index] if frame.index < len(kids) else None
+    else:
+        i = next((k for k in kids if parts[k][0] is hole), None)
+    if i is None:
+        return None
+
+    def show(x) -> str:
+        if isinstance(x, str):
+            return x
+        t, need = x
+        if need is None:  # a pattern (it prints as the tuple term it is)
+            return abbreviate(t, unicode, sibling)
+        s = abbreviate(t, unicode, sibling)
+        return f"({s})" if _prec(t) < need else s
+    return [show(x) for x in parts[:i]], [show(x) for x in parts[i + 1:]], parts[i][1]
+
+
+def context_around(step, unicode: bool = True, frames: int = 3,
+                   sibling: int = 16) -> tuple[str, str, bool]:
+    """``(left, right, more)``: the innermost ``frames`` frames of the step's
+    evaluation context printed around its hole, siblings abbreviated to
+    ``sibling`` characters; ``more`` is True if outer frames were left out.
+    ``left + redex + right`` reads as that part of the whole term.  Costs
+    O(frames × sibling), whatever the size of the term."""
+    from ..syntax.printer import _prec
+    ctx = getattr(step, "ctx", None)
+    left: list[str] = []
+    right: list[str] = []
+    inner = step.redex
+    k = 0
+    while ctx is not None and k < frames:
+        got = _frame_text(ctx, unicode, sibling)
+        if got is None:
+            break
+        lp, rp, need = got
+        if need is not None and _prec(inner) < need:
+            lp, rp = lp + ["("], [")"] + rp
+        left = lp + left
+        right = right + rp
+        inner = ctx.node
+        ctx = ctx.parent
+        k += 1
+    return "".join(left), "".join(right), ctx is not None
+
+
+# ---- colour ------------------------------------------------------------------------------------
+
+RESET = "\x1b[0m"
+STYLE = {
+    "index": "\x1b[2m", "arrow": "\x1b[2m", "redex": "\x1b[31m", "contractum": "\x1b[32m",
+    "premise": "\x1b[1;34m", "A": "\x1b[35m", "decompose": "\x1b[34m",
+    "forward": "\x1b[36m", "reverse": "\x1b[33m", "rule": "\x1b[1m",
+}
+
+
+def _paint(s: str, style: str, color: bool) -> str:
+    return f"{STYLE[style]}{s}{RESET}" if color and s else s
+
+
+# ---- lines --------------------------------------------------------------------------------------
+
+def _arrow(unicode: bool) -> str:
+    return "  ⟶  " if unicode else "  -->  "
+
+
+def _two_terms(a: Term, b: Term, sep: str, unicode: bool, room: Optional[int],
+               color: bool = False, styles=("redex", "contractum")) -> str:
+    """``a sep b`` in ``room`` characters, sharing the room between a and b."""
+    if room is None:
+        sa, sb = pretty(a, unicode), pretty(b, unicode)
+    else:
+        room = max(room - len(sep), 2 * MIN_TERM)
+        half = room // 2
+        sa = abbreviate(a, unicode, half)
+        sb = abbreviate(b, unicode, room - len(sa))  # b gets what a left over
+        if len(sb) < room - len(sa) and len(sa) >= half:
+            sa = abbreviate(a, unicode, room - len(sb))  # and a what b left over
+    if not color:
+        return sa + sep + sb
+    return (_paint(sa, styles[0], True) + _paint(sep, "arrow", True)
+            + _paint(sb, styles[1], True))
+
+
+def format_step(step, unicode: bool = True, width: Optional[int] = 100,
+                color: bool = False) -> str:
+    """One line: index, ``[rule]``, phase, then ``redex ⟶ contractum``
+    (with ``color``: ANSI colours, the redex red and the contractum green)."""
+    idx = f"{step.index:>5} "
+    rule = f"{'[' + step.rule + ']':<{RULE_COLUMN}} "
+    phase = f"{step.phase:<{PHASE_COLUMN}} "
+    room = None if width is None else width - len(idx) - len(rule) - len(phase)
+    terms = _two_terms(step.redex, step.contractum, _arrow(unicode), unicode, room, color)
+    if not color:
+        return idx + rule + phase + terms
+    ph = step.phase if step.phase in STYLE else "rule"
+    return (_paint(idx, "index", True) + STYLE["rule"] + STYLE[ph] + rule + RESET
+            + _paint(phase, ph, True) + terms)
+
+
+def _format_premise(d, unicode: bool, width: Optional[int], color: bool = False) -> str:
+    head = ("⊢ " if unicode else "|- ") + f"premise [{d.rule}]: "
+    room = None if width is None else width - len(head)
+    if d.result is None:  # the premise did not finish (an error inside it)
+        body = abbreviate(d.start, unicode, room)
+        return _paint(head, "premise", color) + _paint(body, "redex", color)
+    sep = "  ⇓  " if unicode else "  ==>  "
+    return _paint(head, "premise", color) + _two_terms(d.start, d.result, sep, unicode, room,
+                                                       color)
+
+
+def trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int] = 100,
+                premises: bool = True, *, color: bool = False, phases=None, rules=None,
+                every: int = 1) -> list[str]:
+    """The lines of a trace; each premise is a ``⊢ premise [rule]`` line
+    followed by its own steps, indented one level deeper (no recursion).
+
+    ``phases``/``rules``/``every`` choose the steps of the main derivation
+    shown (see ``select_steps``; e.g. ``phases={"reverse"}``, ``rules="5,15"``,
+    ``every=10``); ``color`` adds ANSI colours."""
+    if phases is not None or rules is not None or every != 1:
+        trace = select_steps(trace, phases, rules, every)
+    lines: list[str] = []
+    for depth, item in walk(trace, premises):
+        pad = INDENT * depth
+        w = None if width is None else max(width - len(pad), 40)
+        if hasattr(item, "redex"):  # a Step
+            lines.append(pad + format_step(item, unicode, w, color))
+        else:  # a Derivation
+            lines.append(pad + _format_premise(item, unicode, w, color))
     return lines
 
 
 def format_trace(trace: Iterable, unicode: bool = True, width: Optional[int] = 100,
-                 premises: bool = True) -> str:
+                 premises: bool = True, *, color: bool = False, phases=None, rules=None,
+                 every: int = 1) -> str:
     """The whole trace as one string, one step per line (see ``trace_lines``)."""
-    return "\n".join(trace_lines(trace, unicode, width, premises))
+    return "\n".join(trace_lines(trace, unicode, width, premises, color=color, phases=phases,
+                                 rules=rules, every=every))

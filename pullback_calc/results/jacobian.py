@@ -30,6 +30,10 @@ class ReductionResult:
     trace: list = field(repr=False)
     rule_counts: dict = field(default_factory=dict, repr=False)
 
+    def _repr_html_(self) -> str:  # notebooks: the interactive stepper
+        from ..rendering.html import result_repr_html
+        return result_repr_html(self)
+
 
 @dataclass
 class JacobianRow:
@@ -39,6 +43,10 @@ class JacobianRow:
     covector: Term = field(repr=False, default=None)
     term: Term = field(repr=False, default=None)
     rule_counts: dict = field(default_factory=dict, repr=False)
+
+    def _repr_html_(self) -> str:  # notebooks: the interactive stepper
+        from ..rendering.html import result_repr_html
+        return result_repr_html(self)
 
 
 def _as_term(t: Union[str, Term]) -> Term:

@@ -1,0 +1,444 @@
+#!/usr/bin/env python
+"""Scaling benchmark: evaluation vs. gradient, both by reduction.
+
+    python benchmarks/bench.py [--quick] [--json out.json] [--max-size N]
+                               [--case-budget SECONDS] [--profile FAMILY:N[:WHAT]]
+
+Three program families are generated *as text* (so the parser is exercised)
+for growing sizes n:
+
+    sin      λx. sin(sin(…sin(x)…))                     depth n
+    sop      λ⟨x1,…,xn⟩. x1 × x2 + x2 × x3 + … + x(n−1) × xn
+    mlp      λ⟨w1,…,wh, v1,…,vh⟩. let s1 = tanh(w1 × 0.5) in … let sh = … in
+                 (v1 × s1 + … + vh × sh − 0.3) ^ 2       (n = h hidden units)
+
+For each size: the program's size in AST nodes, the steps and wall time of
+*evaluating* it at a point, ``reduce(App(f, point))``, and of its *gradient*,
+``jacobian_row(f, point, 0)``, their ratios, gradient steps per program node
+and microseconds per gradient step.  Both the value and the gradient are
+checked against plain-Python references; any mismatch makes the script exit
+with status 1.  Per family, a least-squares fit of log(y) against log(nodes)
+gives the growth exponent of steps and of time (≈ 1.0 means linear).
+
+The module is importable (``tests/test_bench_smoke.py`` does so): see
+``FAMILIES`` and ``run_case``.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Optional
+
+import pullback_calc as pc
+from pullback_calc.syntax.terms import App, Num, Term, Tuple, size
+
+# ======================================================================================
+# program families: source text, a point, plain-Python value and gradient
+# ======================================================================================
+
+
+def sin_chain_source(n: int) -> str:
+    return "λx. " + "sin(" * n + "x" + ")" * n
+
+
+def sin_chain_point(n: int) -> list[float]:
+    return [0.7]
+
+
+def sin_chain_value(n: int, pt: list[float]) -> float:
+    x = pt[0]
+    for _ in range(n):
+        x = math.sin(x)
+    return x
+
+
+def sin_chain_grad(n: int, pt: list[float]) -> list[float]:
+    """d/dx sinⁿ(x) = Π cos(x_k), x_0 = x, x_{k+1} = sin(x_k)."""
+    x, g = pt[0], 1.0
+    for _ in range(n):
+        g *= math.cos(x)
+        x = math.sin(x)
+    return [g]
+
+
+def sop_source(n: int) -> str:
+    xs = ", ".join(f"x{i}" for i in range(1, n + 1))
+    body = " + ".join(f"x{i} × x{i + 1}" for i in range(1, n))
+    return f"λ⟨{xs}⟩. {body}"
+
+
+def sop_point(n: int) -> list[float]:
+    return [round(0.1 * ((7 * i) % 19) - 0.9, 10) for i in range(n)]
+
+
+def sop_value(n: int, pt: list[float]) -> float:
+    return sum(pt[i] * pt[i + 1] for i in range(n - 1))
+
+
+def sop_grad(n: int, pt: list[float]) -> list[float]:
+    """∂/∂xi = x(i−1) + x(i+1) (missing neighbours count 0)."""
+    return [(pt[i - 1] if i > 0 else 0.0) + (pt[i + 1] if i < n - 1 else 0.0)
+            for i in range(n)]
+
+
+MLP_X0, MLP_Y0 = 0.5, 0.3
+
+
+def mlp_source(h: int) -> str:
+    ws = [f"w{i}" for i in range(1, h + 1)]
+    vs = [f"v{i}" for i in range(1, h + 1)]
+    lets = "".join(f"let s{i} = tanh(w{i} × {MLP_X0}) in " for i in range(1, h + 1))
+    out = " + ".join(f"v{i} × s{i}" for i in range(1, h + 1))
+    return f"λ⟨{', '.join(ws + vs)}⟩. {lets}({out} − {MLP_Y0}) ^ 2"
+
+
+def mlp_point(h: int) -> list[float]:
+    # deterministic, spread over [-1, 1]; output weights scaled by 1/h
+    ws = [round(math.sin(1.3 * i + 0.4), 6) for i in range(h)]
+    vs = [round(math.cos(0.7 * i + 0.1) / h, 6) for i in range(h)]
+    return ws + vs
+
+
+def mlp_loss(h: int, pt: list[float]) -> float:
+    ws, vs = pt[:h], pt[h:]
+    s = [math.tanh(w * MLP_X0) for w in ws]
+    r = sum(v * si for v, si in zip(vs, s)) - MLP_Y0
+    return r ** 2
+
+
+def mlp_grad(h: int, pt: list[float], eps: float = 1e-6) -> list[float]:
+    """Central finite differences on the plain-Python loss."""
+    out = []
+    for i in range(len(pt)):
+        up, dn = list(pt), list(pt)
+        up[i] += eps
+        dn[i] -= eps
+        out.append((mlp_loss(h, up) - mlp_loss(h, dn)) / (2 * eps))
+    return out
+
+
+@dataclass
+class Family:
+    name: str
+    title: str
+    source: Callable[[int], str]
+    point: Callable[[int], list]
+    value: Callable[[int, list], float]
+    grad: Callable[[int, list], list]
+    grad_tol: float            # on max |g − ref| / max(1, max |ref|)
+    full_sizes: list
+    quick_sizes: list
+
+
+FAMILIES: dict[str, Family] = {
+    "sin": Family("sin", "sin chain λx. sin(…sin(x)…), n = depth",
+                  sin_chain_source, sin_chain_point, sin_chain_value, sin_chain_grad, 1e-9,
+                  [10, 30, 100, 300, 1000, 3000, 10000], [10, 30, 100, 300, 1000]),
+    "sop": Family("sop", "sum of products x1×x2 + … + x(n−1)×xn, n = inputs",
+                  sop_source, sop_point, sop_value, sop_grad, 1e-9,
+                  [5, 10, 30, 100, 300, 1000, 2000], [5, 10, 30, 100, 200]),
+    "mlp": Family("mlp", "tanh MLP loss, n = h hidden units (2h inputs)",
+                  mlp_source, mlp_point, mlp_loss, mlp_grad, 1e-6,
+                  [2, 5, 10, 30, 100, 200, 500], [2, 5, 10, 30, 100]),
+}
+
+# ======================================================================================
+# one measurement
+# ======================================================================================
+
+
+@dataclass
+class Case:
+    family: str
+    n: int
+    nodes: int
+    parse_s: float
+    eval_steps: int
+    eval_s: float
+    grad_steps: int
+    grad_s: float
+    repeats: int
+    value_err: float
+    grad_err: float
+    ok: bool
+    eval_cpu_s: float = 0.0
+    grad_cpu_s: float = 0.0
+    rule_counts: dict = field(default_factory=dict)
+
+    @property
+    def steps_ratio(self) -> float:
+        return self.grad_steps / self.eval_steps if self.eval_steps else float("nan")
+
+    @property
+    def time_ratio(self) -> float:
+        return self.grad_s / self.eval_s if self.eval_s else float("nan")
+
+    @property
+    def steps_per_node(self) -> float:
+        return self.grad_steps / self.nodes
+
+    @property
+    def us_per_step(self) -> float:
+        return 1e6 * self.grad_s / self.grad_steps if self.grad_steps else float("nan")
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d.update(steps_ratio=self.steps_ratio, time_ratio=self.time_ratio,
+                 steps_per_node=self.steps_per_node, us_per_step=self.us_per_step)
+        return d
+
+
+def point_term(pt: list[float]) -> Term:
+    return Num(pt[0]) if len(pt) == 1 else Tuple(tuple(Num(v) for v in pt))
+
+
+def _timed(fn):
+    gc.collect()
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _rel_err(got: list[float], ref: list[float]) -> float:
+    if len(got) != len(ref):
+        return float("inf")
+    scale = max([1.0] + [abs(r) for r in ref])
+    return max((abs(g - r) for g, r in zip(got, ref)), default=0.0) / scale
+
+
+def run_case(family: str | Family, n: int, repeats: Optional[int] = None,
+             max_steps: int = 50_000_000, repeat_below_s: float = 2.0) -> Case:
+    """Measure one size of one family.
+
+    ``repeats=None``: best of 3 when the first run (evaluation + gradient)
+    took less than ``repeat_below_s`` seconds, else 1.  Each repeat re-parses
+    the program, because the engine caches facts on term nodes (normal-form
+    marks, hashes) and a reused term would be measured warm.
+    """
+    fam = FAMILIES[family] if isinstance(family, str) else family
+    src, pt = fam.source(n), fam.point(n)
+    best: dict = {}
+    value = grad = None
+    nodes = eval_steps = grad_steps = 0
+    k, i = (repeats or 3), 0
+    rule_counts: dict = {}
+    while i < k:
+        f, parse_s, _ = _timed(lambda: pc.parse(src))
+        nodes = size(f)
+        r, eval_s, eval_cpu = _timed(
+            lambda: pc.reduce(App(f, point_term(pt)), max_steps=max_steps))
+        f = pc.parse(src)  # fresh nodes for the gradient too
+        j, grad_s, grad_cpu = _timed(lambda: pc.jacobian_row(f, pt, 0, max_steps=max_steps))
+        value, grad = r.value, j.row
+        eval_steps, grad_steps, rule_counts = r.steps, j.steps, j.rule_counts
+        for key, v in (("parse_s", parse_s), ("eval_s", eval_s), ("grad_s", grad_s),
+                       ("eval_cpu_s", eval_cpu), ("grad_cpu_s", grad_cpu)):
+            best[key] = min(best.get(key, math.inf), v)
+        i += 1
+        if repeats is None and i == 1 and eval_s + grad_s >= repeat_below_s:
+            k = 1
+        del r, j, f
+    ref_v = fam.value(n, pt)
+    value_err = (abs(value.value - ref_v) / max(1.0, abs(ref_v))
+                 if isinstance(value, Num) else float("inf"))
+    grad_err = _rel_err(grad, fam.grad(n, pt))
+    ok = value_err <= 1e-9 and grad_err <= fam.grad_tol
+    return Case(fam.name, n, nodes, best["parse_s"], eval_steps, best["eval_s"], grad_steps,
+                best["grad_s"], k, value_err, grad_err, ok, best["eval_cpu_s"],
+                best["grad_cpu_s"], rule_counts)
+
+
+# ======================================================================================
+# fits and printing
+# ======================================================================================
+
+
+def growth_exponent(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log y against log x."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x > 0 and y > 0]
+    if len(pts) < 2:
+        return float("nan")
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    sxy = sum((p[0] - mx) * (p[1] - my) for p in pts)
+    return sxy / sxx if sxx else float("nan")
+
+
+def fit(cases: list[Case], tail: Optional[int] = None) -> dict:
+    cs = cases[-tail:] if tail else cases
+    xs = [c.nodes for c in cs]
+    return {
+        "eval_steps": growth_exponent(xs, [c.eval_steps for c in cs]),
+        "grad_steps": growth_exponent(xs, [c.grad_steps for c in cs]),
+        "eval_time": growth_exponent(xs, [c.eval_s for c in cs]),
+        "grad_time": growth_exponent(xs, [c.grad_s for c in cs]),
+        "eval_cpu": growth_exponent(xs, [c.eval_cpu_s for c in cs]),
+        "grad_cpu": growth_exponent(xs, [c.grad_cpu_s for c in cs]),
+        "sizes": [c.n for c in cs],
+    }
+
+
+HEADER = (f"{'n':>6} {'nodes':>7} {'parse ms':>9} {'eval st':>8} {'eval ms':>9} "
+          f"{'grad st':>8} {'grad ms':>10} {'st ratio':>8} {'t ratio':>8} "
+          f"{'st/node':>7} {'µs/step':>8} {'k':>2} {'max err':>8}")
+
+
+def fmt_row(c: Case) -> str:
+    flag = "" if c.ok else "  WRONG"
+    return (f"{c.n:>6} {c.nodes:>7} {1e3 * c.parse_s:>9.1f} {c.eval_steps:>8} "
+            f"{1e3 * c.eval_s:>9.1f} {c.grad_steps:>8} {1e3 * c.grad_s:>10.1f} "
+            f"{c.steps_ratio:>8.2f} {c.time_ratio:>8.1f} {c.steps_per_node:>7.2f} "
+            f"{c.us_per_step:>8.1f} {c.repeats:>2} {max(c.value_err, c.grad_err):>8.1e}{flag}")
+
+
+def _verdict(e: float) -> str:
+    if math.isnan(e):
+        return "?"
+    if e < 1.15:
+        return "linear"
+    return f"SUPERLINEAR ~n^{e:.1f}"
+
+
+def fmt_fit(name: str, f_all: dict, f_tail: Optional[dict]) -> str:
+    def part(d):
+        return (f"eval steps {d['eval_steps']:.2f}, grad steps {d['grad_steps']:.2f}, "
+                f"eval time {d['eval_time']:.2f}, grad time {d['grad_time']:.2f}")
+    line = f"{name}: growth exponents vs nodes (all sizes): {part(f_all)}"
+    if f_tail:
+        line += f"\n{' ' * len(name)}  largest {len(f_tail['sizes'])} sizes {f_tail['sizes']}: " \
+                f"{part(f_tail)}"
+    ref = f_tail or f_all
+    line += (f"\n{' ' * len(name)}  verdict: gradient steps {_verdict(ref['grad_steps'])}, "
+             f"gradient time {_verdict(ref['grad_time'])}")
+    return line
+
+
+# ======================================================================================
+# profiling one case
+# ======================================================================================
+
+
+def profile_case(family: str, n: int, what: str = "grad", top: int = 15) -> str:
+    """cProfile one case -- ``what`` is "grad", "eval" or "parse" -- inside the
+    engine's big-stack thread (cProfile only sees the thread it runs in)."""
+    import cProfile
+    import io
+    import pstats
+
+    from pullback_calc.deep import deep
+
+    fam = FAMILIES[family]
+    src, pt = fam.source(n), fam.point(n)
+    f = pc.parse(src)
+    work = {
+        "grad": lambda: pc.jacobian_row(f, pt, 0, max_steps=50_000_000),
+        "eval": lambda: pc.reduce(App(f, point_term(pt)), max_steps=50_000_000),
+        "parse": lambda: pc.parse(src),
+    }[what]
+
+    @deep
+    def go():
+        pr = cProfile.Profile()
+        pr.enable()
+        work()
+        pr.disable()
+        return pr
+
+    pr = go()
+    out = io.StringIO()
+    st = pstats.Stats(pr, stream=out)
+    st.sort_stats("tottime").print_stats(top)
+    st.sort_stats("cumulative").print_stats(top)
+    return out.getvalue()
+
+
+# ======================================================================================
+# main
+# ======================================================================================
+
+
+def main(argv: Optional[list] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes only (< ~30 s)")
+    ap.add_argument("--json", metavar="OUT", help="also write the results as JSON")
+    ap.add_argument("--max-size", type=int, metavar="N", help="skip sizes n > N")
+    ap.add_argument("--families", default=",".join(FAMILIES),
+                    help="comma-separated subset of: " + ", ".join(FAMILIES))
+    ap.add_argument("--case-budget", type=float, default=300.0, metavar="SECONDS",
+                    help="skip a size (and larger ones) whose gradient time, extrapolated "
+                         "from the two previous sizes, exceeds this (0 = never skip; "
+                         "default 300)")
+    ap.add_argument("--profile", metavar="FAMILY:N[:WHAT]",
+                    help="only cProfile one case and print the top functions; WHAT is "
+                         "grad (default), eval or parse")
+    args = ap.parse_args(argv)
+
+    if args.profile:
+        fam, n, *what = args.profile.split(":")
+        print(profile_case(fam, int(n), *(what or ["grad"])))
+        return 0
+
+    names = [s.strip() for s in args.families.split(",") if s.strip()]
+    for nm in names:
+        if nm not in FAMILIES:
+            ap.error(f"unknown family {nm!r}")
+    print(f"pullback-calc benchmark: python {platform.python_version()}, "
+          f"{platform.machine()}, {os.cpu_count()} cpu(s), "
+          f"{'quick' if args.quick else 'full'} run, {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+    all_ok = True
+    report: dict = {"python": platform.python_version(), "cpus": os.cpu_count(),
+                    "mode": "quick" if args.quick else "full",
+                    "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": {}}
+    t_start = time.perf_counter()
+    for nm in names:
+        fam = FAMILIES[nm]
+        sizes = fam.quick_sizes if args.quick else fam.full_sizes
+        if args.max_size is not None:
+            sizes = [s for s in sizes if s <= args.max_size]
+        print(f"\n== {nm}: {fam.title}")
+        print(HEADER)
+        cases: list[Case] = []
+        skipped: list = []
+        for n in sizes:
+            if args.case_budget > 0 and len(cases) >= 2:
+                a, b = cases[-2], cases[-1]
+                e = max(1.0, math.log(b.grad_s / a.grad_s) / math.log(b.n / a.n))
+                predicted = b.grad_s * (n / b.n) ** e
+                if predicted > args.case_budget:
+                    skipped = [s for s in sizes if s >= n]
+                    print(f"{n:>6}  skipped (and larger: {skipped}): gradient predicted "
+                          f"~{predicted:.0f} s (local exponent {e:.2f}) > --case-budget "
+                          f"{args.case_budget:.0f} s")
+                    break
+            c = run_case(fam, n)
+            cases.append(c)
+            all_ok &= c.ok
+            print(fmt_row(c), flush=True)
+        f_all = fit(cases)
+        f_tail = fit(cases, 3) if len(cases) > 3 else None
+        print(fmt_fit(nm, f_all, f_tail))
+        bad = [c for c in cases if not c.ok]
+        print(f"{' ' * len(nm)}  max error {max((max(c.value_err, c.grad_err) for c in cases), default=0):.1e}"
+              + (f" -- WRONG at n = {[c.n for c in bad]}" if bad else " (all correct)"))
+        report["families"][nm] = {"title": fam.title, "cases": [c.to_json() for c in cases],
+                                  "fit_all": f_all, "fit_tail": f_tail, "skipped": skipped}
+    total = time.perf_counter() - t_start
+    print(f"\ntotal {total:.1f} s; " + ("all results correct" if all_ok
+                                         else "SOME RESULTS ARE WRONG"))
+    report.update(ok=all_ok, total_s=total)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=1, default=float)
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The interactive stepper: one self-contained HTML page per trace, and notebook display.
+
+    trace_to_html(trace, title="…", term=None)  -> str     a whole page
+    view(trace_or_result)                       -> TraceView  (shows itself in Jupyter)
+
+The page needs no network: its CSS and JavaScript are inline, it uses the
+system's fonts, and the trace is embedded as compact JSON (one short array
+per step: rule, phase, redex, contractum and the innermost frames of the
+context, all abbreviated, so the page grows linearly with the trace).  The
+script renders only the current step and the rows of the step list that are
+in view (a virtualised list), so traces of 10,000+ steps open and step at
+once.  Premise sub-derivations are rendered when they are expanded, 200
+steps at a time.
+
+Controls: previous / next (← →, or k / j), first / last (Home / End), a
+slider, a step number, a button per phase (jumps to its first step), a rule
+menu with previous / next occurrence (p / n), and a bar of the phases to
+click in.  The rule label shows the rule's statement (from its docstring)
+as a tooltip and below it.
+"""
+from __future__ import annotations
+
+import html as _html
+import json
+from collections import deque
+from functools import lru_cache
+from importlib import resources
+from typing import Optional
+
+from .text import PHASES, bounded, context_around, rule_doc, select_steps
+
+__all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
+
+
+@lru_cache(maxsize=1)
+def _template() -> str:
+    return resources.files(__package__).joinpath("static/stepper.html").read_text("utf-8")
+
+
+def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
+               unicode: bool = True, max_term: Optional[int] = 160, context: int = 3,
+               phases=None, rules=None, every: int = 1) -> dict:
+    """What the page embeds: ``S`` the steps (the main derivation's first, then
+    each premise's, contiguously) as ``[rule, phase, index, depth, redex,
+    contractum, context_left, context_right, more_context, premise_ids]``,
+    ``D`` the premises as ``[rule, start, result, first_step, count]``, ``top``
+    the number of main steps; rules and phases as indexes into ``rules`` and
+    ``phases``."""
+    steps = list(trace)
+    if phases is not None or rules is not None or every != 1:
+        steps = list(select_steps(steps, phases, rules, every))
+    rule_ids: dict[str, int] = {}
+    phase_ids = {p: i for i, p in enumerate(PHASES)}
+
+    def rid(label: str) -> int:
+        k = rule_ids.get(label)
+        if k is None:
+            k = rule_ids[label] = len(rule_ids)
+        return k
+
+    def text(t) -> Optional[str]:
+        return None if t is None else bounded(t, unicode, max_term)[0]
+
+    S: list = []
+    D: list = []
+    todo: deque = deque()
+
+    def add(step) -> None:
+        if context:
+            left, right, more = context_around(step, unicode, frames=context)
+        else:
+            left, right, more = "", "", step.ctx is not None
+        S.append([rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
+                  text(step.redex), text(step.contractum), left, right, 1 if more else 0, 0])
+        if step.premises:
+            todo.append((len(S) - 1, step))
+
+    for s in steps:
+        add(s)
+    top = len(S)
+    while todo:  # breadth first: each premise's steps are contiguous in S
+        row, step = todo.popleft()
+        ids = []
+        for d in step.premises:
+            ids.append(len(D))
+            D.append([rid(d.rule), text(d.start), text(d.result), len(S), len(d.steps)])
+            for s in d.steps:
+                add(s)
+        S[row][9] = ids
+    labels = sorted(rule_ids, key=rule_ids.get)
+    return {"title": title, "term": text(term), "value": text(value), "top": top,
+            "total": len(S), "rules": labels, "phases": list(PHASES),
+            "docs": {r: rule_doc(r) for r in labels}, "S": S, "D": D}
+
+
+def _embed(doc: dict) -> str:
+    # inside <script>: '<' only occurs in strings, where \u003c means the same
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=None,
+                  unicode: bool = True, max_term: Optional[int] = 160, context: int = 3,
+                  phases=None, rules=None, every: int = 1) -> str:
+    """The stepper page for ``trace`` (a list of ``Step``), as one HTML string.
+
+    ``term``/``value``: the reduced term and its normal form, shown in the
+    header; ``max_term``: terms are abbreviated to about that many characters
+    (None: in full -- the page then grows with the terms); ``context``: how
+    many frames of the evaluation context to show around the redex (0: none);
+    ``phases``/``rules``/``every`` keep only some steps (``text.select_steps``)."""
+    doc = trace_data(trace, title=title, term=term, value=value, unicode=unicode,
+                     max_term=max_term, context=context, phases=phases, rules=rules,
+                     every=every)
+    page = _template()
+    head, rest = page.split("/*TITLE*/", 1)
+    before, after = rest.split("/*DATA*/", 1)
+    return head + _html.escape(title) + before + _embed(doc) + after
+
+
+# ---- notebooks -----------------------------------------------------------------------------
+
+def _iframe(page: str, height: int) -> str:
+    return (f'<iframe srcdoc="{_html.escape(page, quote=True)}" sandbox="allow-scripts" '
+            f'style="width:100%;height:{height}px;border:1px solid #e5e7eb;border-radius:6px" '
+            f'title="pullback-calc trace"></iframe>')
+
+
+class TraceView:
+    """A trace that shows itself: the stepper in Jupyter (``_repr_html_``, in
+    an iframe so that its styles and keys stay its own), text elsewhere.
+
+    ``to_text()``, ``to_latex()``, ``to_json()``, ``to_html()`` render it;
+    ``save(path)`` writes the format its suffix names (.txt .tex .json .html)."""
+
+    def __init__(self, trace, *, title: str = "Reduction trace", term=None, value=None,
+                 height: int = 560):
+        self.trace = list(trace)
+        self.title, self.term, self.value, self.height = title, term, value, height
+
+    def __len__(self) -> int:
+        return len(self.trace)
+
+    def to_text(self, **options) -> str:
+        from .text import format_trace
+        return format_trace(self.trace, **options)
+
+    def to_latex(self, **options) -> str:
+        from .latex import trace_to_latex
+        options.setdefault("term", self.term)
+        options.setdefault("value", self.value)
+        return trace_to_latex(self.trace, **options)
+
+    def to_json(self, **options) -> str:
+        from .json_trace import trace_to_json
+        options.setdefault("term", self.term)
+        options.setdefault("value", self.value)
+        return trace_to_json(self.trace, **options)
+
+    def to_html(self, **options) -> str:
+        options.setdefault("term", self.term)
+        options.setdefault("value", self.value)
+        return trace_to_html(self.trace, title=options.pop("title", self.title), **options)
+
+    def save(self, path) -> None:
+        from pathlib import Path
+        p = Path(path)
+        render = {".txt": self.to_text, ".tex": lambda: self.to_latex(standalone=True),
+                  ".json": self.to_json, ".html": self.to_html}.get(p.suffix.lower())
+        if render is None:
+            raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
+        p.write_text(render(), encoding="utf-8")
+
+    def _repr_html_(self) -> str:
+        return _iframe(self.to_html(), self.height)
+
+    def __repr__(self) -> str:
+        lines = self.to_text(width=100).splitlines()
+        more = len(lines) - 20
+        body = "\n".join(lines[:20]) + (f"\n… ({more} more lines)" if more > 0 else "")
+        return f"<TraceView {self.title!r}: {len(self.trace)} steps>\n{body}"
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(repr(self))
+
+
+def _normal_form(res):
+    v = getattr(res, "covector", None)
+    return getattr(res, "value", None) if v is None else v
+
+
+def view(trace, *, title: Optional[str] = None, term=None, value=None,
+         height: int = 560) -> TraceView:
+    """A displayable trace.  ``trace`` is a list of steps, or a result of
+    ``pullback_calc.reduce`` / ``jacobian_row`` (whose term and normal form
+    are then shown too)."""
+    if hasattr(trace, "trace"):  # ReductionResult / JacobianRow
+        res = trace
+        if value is None:
+            value = _normal_form(res)
+        if term is None:
+            term = getattr(res, "term", None)
+        if title is None:
+            title = (f"Jacobian row {[round(v, 12) for v in res.row]}" if hasattr(res, "row")
+                     else "Reduction trace")
+        trace = res.trace
+    return TraceView(trace, title=title or "Reduction trace", term=term, value=value,
+                     height=height)
+
+
+def result_repr_html(result) -> str:
+    """``_repr_html_`` for ``ReductionResult`` and ``JacobianRow``: a summary
+    line and the stepper."""
+    v = view(result)
+    parts = []
+    if hasattr(result, "row"):
+        parts.append(f"row <code>{_html.escape(str(result.row))}</code>")
+    val = _normal_form(result)
+    if val is not None:
+        parts.append(f"normal form <code>{_html.escape(bounded(val, True, 300)[0])}</code>")
+    parts.append(f"{result.steps} steps")
+    head = f'<div style="font:13px sans-serif;margin:4px 0">{" · ".join(parts)}</div>'
+    return head + v._repr_html_()

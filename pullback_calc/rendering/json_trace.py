@@ -1,0 +1,277 @@
+"""Traces as JSON, for other tools; ``TRACE_SCHEMA`` is the JSON Schema of the output.
+
+    {"format": "pullback-calc-trace", "version": 1,
+     "spelling": "unicode", "max_term": 400, "paths": "delta",
+     "term": "…", "value": "…",                   (when given)
+     "steps": 52,                                  (all steps, premises' included)
+     "trace": [ {"index": 0, "rule": "A-name", "phase": "A", "depth": 2,
+                 "path_keep": 0, "path_add": [["app-fun", 0], ["a-root", 0]],
+                 "redex": "…", "contractum": "…",
+                 "premises": [ {"rule": "18", "start": "…", "result": "…",
+                                "steps": [ …steps… ]} ]}, … ]}
+
+Terms are pretty-printed, in Unicode (``spelling="unicode"``), ASCII, or
+both (then ``redex`` is Unicode and ``redex_ascii`` ASCII; the same for
+``contractum``, ``start``, ``result``, ``term`` and ``value``).  Terms longer
+than ``max_term`` characters are abbreviated around an ellipsis (and the
+object gets ``"abbreviated": true``); ``max_term=None`` prints them in full.
+
+**Paths.**  The path of the redex is the list of evaluation-context frames
+``[kind, index]`` from the root of the term (of the premise's ``start``, for
+a premise's steps) down to the redex; ``kind`` is one of ``FRAME_KINDS``.
+Consecutive steps share most of it, and the whole path can be as long as the
+term is deep, so by default (``paths="delta"``) each step lists only how
+much of the previous step's path (the previous one in the same list) it
+keeps, ``path_keep``, and the frames that follow, ``path_add``: its path is
+``previous_path[:path_keep] + path_add`` (the first step of a list keeps 0).
+That keeps the output linear in the number of steps; ``expand_paths(doc)``
+rebuilds every ``path``.  ``paths="full"`` writes ``"path"`` itself (the output
+grows with steps × depth), ``paths="none"`` neither.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable, Optional
+
+from .text import PHASES, bounded, select_steps
+
+__all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "expand_paths"]
+
+FRAME_KINDS = {
+    "prim": "argument `index` (from 0) of a function symbol f(…)",
+    "app-fun": "the function of an application",
+    "app-arg": "the argument of an application",
+    "tuple": "item `index` (from 0) of a tuple",
+    "sum": "summand `index` (from 0) of a formal sum",
+    "proj": "the argument of a projection",
+    "jac-along": "the direction P of J(λq.S)·P",
+    "a-root": "the body of the λ under J or Ω (A-reduction)",
+    "dual-fun": "the functional P of (λq.S)⋆P",
+    "dual-body": "the body S of (λq.S)⋆P (the reverse phase)",
+    "pb-fun": "the function S of Ω(S) P",
+    "pb-form": "the 1-form P of Ω(S) P",
+    "let-bound": "the bound term P of let q = P in S",
+    "let-body": "the body S of let q = E in S (A-reduction)",
+}
+
+_TERM = {"type": "string"}
+_FRAME = {"type": "array", "prefixItems": [{"enum": sorted(FRAME_KINDS)},
+                                           {"type": "integer", "minimum": 0}],
+          "minItems": 2, "maxItems": 2, "items": False}
+_PATH = {"type": "array", "items": {"$ref": "#/$defs/frame"}}
+
+TRACE_SCHEMA: dict = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "pullback-calc-trace-v1",
+    "title": "A reduction trace of the pullback calculus (pullback-calc)",
+    "type": "object",
+    "required": ["format", "version", "spelling", "max_term", "paths", "steps", "trace"],
+    "additionalProperties": False,
+    "properties": {
+        "format": {"const": "pullback-calc-trace"},
+        "version": {"const": 1},
+        "spelling": {"enum": ["unicode", "ascii", "both"]},
+        "max_term": {"type": ["integer", "null"], "minimum": 1,
+                     "description": "terms longer than this many characters are abbreviated"},
+        "paths": {"enum": ["delta", "full", "none"]},
+        "term": _TERM, "term_ascii": _TERM,
+        "value": _TERM, "value_ascii": _TERM,
+        "steps": {"type": "integer", "minimum": 0,
+                  "description": "number of steps of the whole reduction, premises included"},
+        "trace": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+    },
+    "$defs": {
+        "frame": _FRAME,
+        "step": {
+            "type": "object",
+            "required": ["index", "rule", "phase", "depth", "redex", "contractum", "premises"],
+            "additionalProperties": False,
+            "properties": {
+                "index": {"type": "integer", "minimum": 0,
+                          "description": "position in its derivation, from 0"},
+                "rule": {"type": "string", "description": "the rule's label: 1…20b, pb, …"},
+                "phase": {"enum": list(PHASES)},
+                "depth": {"type": "integer", "minimum": 0,
+                          "description": "number of frames of the evaluation context"},
+                "path": _PATH,
+                "path_keep": {"type": "integer", "minimum": 0},
+                "path_add": _PATH,
+                "redex": _TERM, "redex_ascii": _TERM,
+                "contractum": _TERM, "contractum_ascii": _TERM,
+                "abbreviated": {"const": True},
+                "premises": {"type": "array", "items": {"$ref": "#/$defs/premise"}},
+            },
+            "dependentRequired": {"path_keep": ["path_add"], "path_add": ["path_keep"]},
+        },
+        "premise": {
+            "type": "object",
+            "required": ["rule", "start", "result", "steps"],
+            "additionalProperties": False,
+            "properties": {
+                "rule": {"type": "string"},
+                "start": _TERM, "start_ascii": _TERM,
+                "result": {"type": ["string", "null"],
+                           "description": "null if the premise did not finish"},
+                "result_ascii": {"type": ["string", "null"]},
+                "abbreviated": {"const": True},
+                "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+            },
+        },
+    },
+}
+
+
+def _common(a, b):
+    """The deepest context frame shared (as an object) by contexts a and b."""
+    while a is not b:
+        if a is None or b is None:
+            return None
+        if a.depth > b.depth:
+            a = a.parent
+        elif b.depth > a.depth:
+            b = b.parent
+        else:
+            a, b = a.parent, b.parent
+    return a
+
+
+def _frames_down_to(ctx, stop) -> list:
+    out = []
+    while ctx is not None and ctx is not stop:
+        out.append([ctx.kind, ctx.index])
+        ctx = ctx.parent
+    out.reverse()
+    return out
+
+
+class _Writer:
+    def __init__(self, spelling: str, max_term: Optional[int], paths: str):
+        if spelling not in ("unicode", "ascii", "both"):
+            raise ValueError(f"spelling must be 'unicode', 'ascii' or 'both', not {spelling!r}")
+        if paths not in ("delta", "full", "none"):
+            raise ValueError(f"paths must be 'delta', 'full' or 'none', not {paths!r}")
+        self.spelling, self.max_term, self.paths = spelling, max_term, paths
+
+    def put(self, out: dict, key: str, t) -> bool:
+        """Set out[key] (and out[key_ascii]); False if abbreviated."""
+        if t is None:
+            out[key] = None
+            if self.spelling == "both":
+                out[key + "_ascii"] = None
+            return True
+        s, ok = bounded(t, self.spelling != "ascii", self.max_term)
+        out[key] = s
+        if self.spelling == "both":
+            out[key + "_ascii"], ok2 = bounded(t, False, self.max_term)
+            ok = ok and ok2
+        return ok
+
+    def steps(self, steps: Iterable) -> list:
+        """Steps (with premises, nested) as dicts; an explicit stack, no recursion."""
+        top: list = []
+        stack = [(iter(steps), top, [None])]
+        while stack:
+            it, out, prev = stack[-1]
+            s = next(it, None)
+            if s is None:
+                stack.pop()
+                continue
+            d: dict = {"index": s.index, "rule": s.rule, "phase": s.phase, "depth": s.depth}
+            ctx = s.ctx
+            if self.paths == "full":
+                d["path"] = [list(f) for f in s.path()]
+            elif self.paths == "delta":
+                c = _common(prev[0], ctx)
+                d["path_keep"] = 0 if c is None else c.depth
+                d["path_add"] = _frames_down_to(ctx, c)
+                prev[0] = ctx
+            ok = self.put(d, "redex", s.redex)
+            ok = self.put(d, "contractum", s.contractum) and ok
+            if not ok:
+                d["abbreviated"] = True
+            prem: list = []
+            d["premises"] = prem
+            out.append(d)
+            subs = []
+            for p in s.premises:
+                pd: dict = {"rule": p.rule}
+                ok = self.put(pd, "start", p.start)
+                ok = self.put(pd, "result", p.result) and ok
+                if not ok:
+                    pd["abbreviated"] = True
+                pd["steps"] = []
+                prem.append(pd)
+                subs.append((iter(p.steps), pd["steps"], [None]))
+            stack.extend(reversed(subs))
+        return top
+
+
+def _count(trace) -> int:
+    n = 0
+    stack = [trace]
+    while stack:
+        for s in stack.pop():
+            n += 1
+            for d in s.premises:
+                stack.append(d.steps)
+    return n
+
+
+def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
+                  max_term: Optional[int] = 400, paths: str = "delta", phases=None,
+                  rules=None, every: int = 1, premises: bool = True) -> dict:
+    """The trace as a JSON-ready dict following ``TRACE_SCHEMA``.
+
+    ``term``/``value``: the reduced term and its normal form, if wanted;
+    ``phases``/``rules``/``every``: which steps of the main derivation to
+    keep (``text.select_steps``); ``premises=False`` leaves premises out."""
+    w = _Writer(spelling, max_term, paths)
+    doc: dict = {"format": "pullback-calc-trace", "version": 1, "spelling": spelling,
+                 "max_term": max_term, "paths": paths}
+    if term is not None:
+        w.put(doc, "term", term)
+    if value is not None:
+        w.put(doc, "value", value)
+    trace = list(trace)
+    doc["steps"] = _count(trace)
+    chosen = select_steps(trace, phases, rules, every) if (
+        phases is not None or rules is not None or every != 1) else trace
+    if not premises:
+        chosen = [_NoPremises(s) for s in chosen]
+    doc["trace"] = w.steps(chosen)
+    return doc
+
+
+class _NoPremises:
+    """A step seen without its premises."""
+    __slots__ = ("_s",)
+    premises: list = []
+
+    def __init__(self, s):
+        self._s = s
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
+def trace_to_json(trace, *, indent: Optional[int] = None, **options) -> str:
+    """``trace_to_dict(trace, **options)`` as JSON text (non-ASCII characters
+    kept as they are unless ``spelling="ascii"``)."""
+    doc = trace_to_dict(trace, **options)
+    return json.dumps(doc, ensure_ascii=doc["spelling"] == "ascii", indent=indent,
+                      separators=None if indent else (",", ":"))
+
+
+def expand_paths(doc: dict) -> dict:
+    """Rebuild ``path`` on every step of a ``paths="delta"`` document (in place; returned)."""
+    stack = [doc["trace"]]
+    while stack:
+        prev: list = []
+        for s in stack.pop():
+            if "path_keep" in s:
+                prev = prev[:s.pop("path_keep")] + s.pop("path_add")
+                s["path"] = prev
+            for p in s["premises"]:
+                stack.append(p["steps"])
+    doc["paths"] = "full"
+    return doc

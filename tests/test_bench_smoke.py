@@ -1,0 +1,69 @@
+"""Smoke test of benchmarks/bench.py: the smallest sizes of each family.
+
+Checks correctness (value and gradient against the plain-Python references)
+and that gradient steps per program node are roughly constant between the two
+smallest sizes.  No timing assertions.
+"""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("pullback_calc_bench", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look the module up by name
+    try:
+        spec.loader.exec_module(mod)
+        yield mod
+    finally:
+        sys.modules.pop(spec.name, None)
+
+
+@pytest.mark.parametrize("family", ["sin", "sop", "mlp"])
+def test_smallest_sizes(bench, family):
+    n1, n2 = bench.FAMILIES[family].quick_sizes[:2]
+    c1 = bench.run_case(family, n1, repeats=1)
+    c2 = bench.run_case(family, n2, repeats=1)
+    for c in (c1, c2):
+        assert c.ok, (c.n, c.value_err, c.grad_err)
+        assert c.grad_err <= bench.FAMILIES[family].grad_tol
+        assert c.nodes > 0 and c.eval_steps > 0 and c.grad_steps > c.eval_steps
+    a, b = c1.steps_per_node, c2.steps_per_node
+    assert max(a, b) / min(a, b) < 1.5, (a, b)
+
+
+def test_references_agree(bench):
+    """The plain-Python references themselves: the MLP finite differences
+    agree with the analytic gradient, the sin-chain product with a difference
+    quotient."""
+    h = 3
+    pt = bench.mlp_point(h)
+    ws, vs = pt[:h], pt[h:]
+    import math
+    s = [math.tanh(w * bench.MLP_X0) for w in ws]
+    r = sum(v * si for v, si in zip(vs, s)) - bench.MLP_Y0
+    exact = ([2 * r * v * (1 - si ** 2) * bench.MLP_X0 for v, si in zip(vs, s)]
+             + [2 * r * si for si in s])
+    assert bench._rel_err(bench.mlp_grad(h, pt), exact) < 1e-8
+    x, eps = 0.7, 1e-6
+    fd = (bench.sin_chain_value(5, [x + eps]) - bench.sin_chain_value(5, [x - eps])) / (2 * eps)
+    assert abs(fd - bench.sin_chain_grad(5, [x])[0]) < 1e-8
+
+
+def test_growth_exponent(bench):
+    xs = [10, 100, 1000]
+    assert abs(bench.growth_exponent(xs, [3 * x for x in xs]) - 1.0) < 1e-12
+    assert abs(bench.growth_exponent(xs, [x * x for x in xs]) - 2.0) < 1e-12
+
+
+def test_sources_parse(bench):
+    import pullback_calc as pc
+    for name, fam in bench.FAMILIES.items():
+        f = pc.parse(fam.source(3))
+        assert pc.typecheck(f) is not None

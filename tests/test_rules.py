@@ -182,10 +182,34 @@ def test_non_linear_covectors_are_type_errors():
 
 
 def test_rule_17_declines_when_its_premise_is_stuck():
-    # J(λx. g x)·1 with g free: its reduct at a fresh point is stuck, so the
+    # J(λx. g x)·a with g free: its reduct at a fresh point is stuck, so the
     # Jacobian of it in g is a value instead of a 17 → 18 → 8J → 17 loop
-    r = pc.reduce("(J(λg. J(λx. g x)·1)·δ) h", max_steps=5000)
-    assert r.steps < 50 and "17" not in {s.rule for s in r.trace}
+    m = __import__("pullback_calc.reduction.machine", fromlist=["Machine"]).Machine(max_steps=5000)
+    src = "Ω(λg. let a = g 1 in (J(λx. g x)·a) 2) (λz. λw. w) h"
+    value, trace = m.reduce(pc.parse(src))
+    assert m.steps_taken < 200
+    assert "17" not in m.rule_counts  # tried, declined, not counted
+    assert "17" not in {s.rule for s in trace}
+
+
+def test_rules_19b_19c_decline_too():
+    # nested differentiation through an unknown function terminates
+    for src in ["Ω(λx. Ω(λy. h y) (λz. λw. w) x 1) (λz. λw. w) 0",
+                "(J(λg. J(λx. g (g x))·1)·δ) h",
+                "(J(λx. (J(λy. h (x × y))·1) 2)·1) 3"]:
+        assert pc.reduce(src, max_steps=20_000).steps < 20_000
+
+
+def test_rule_13_with_an_inner_binder_shadowing_p():
+    r = pc.reduce("Ω(λ⟨x, v⟩. (J(λx. v + x)·1) 2) (λz. λw. w) ⟨1, 5⟩")
+    assert alpha_eq(r.value, pc.parse("𝟎")) or pc.pretty(r.value) == "λ⟨dx, dv⟩. 𝟎" \
+        or alpha_eq(r.value, pc.parse("λ⟨dx, dv⟩. 𝟎"))
+
+
+def test_pullback_along_a_variable_function_is_differentiated():
+    # d/df of Ω(f)(…) 0.5 1 = f'(0.5) along df = x ↦ x²: df'(0.5) = 1
+    src = "Ω(λf. Ω(f) (λz. λw. w) 0.5 1) (λz. λw. w) (λx. sin(x)) (λx. x × x)"
+    assert pc.reduce(src).value == pc.parse("1")
 
 
 def test_rule_5_premise_reduces_redexes_made_by_substitution():

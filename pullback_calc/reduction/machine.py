@@ -191,8 +191,9 @@ class Machine:
             value = self._run(term, trace)
         return value, trace
 
-    def premise(self, term: Term, rule: str) -> Term:
-        """Run a premise's sub-derivation and attach it to the current step."""
+    def premise(self, term: Term, rule: str, keep_trivial: bool = True) -> Term:
+        """Run a premise's sub-derivation and attach it to the current step
+        (one with no steps only if ``keep_trivial``)."""
         d = Derivation(rule, term, [])
         outer = self._premises
         self._premises = None
@@ -200,7 +201,7 @@ class Machine:
             d.result = self._run(term, d.steps)
         finally:
             self._premises = outer
-        if outer is not None:
+        if outer is not None and (d.steps or keep_trivial):
             outer.append(d)
         return d.result
 
@@ -234,6 +235,8 @@ class Machine:
             except R.Declined:
                 self.steps_taken -= 1
                 self.rule_counts[label] -= 1
+                if not self.rule_counts[label]:
+                    del self.rule_counts[label]
                 state = ("up", ctx, _mark(t), None)
                 continue
             finally:

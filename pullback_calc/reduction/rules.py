@@ -59,6 +59,23 @@ def _env_extension(lam: Lam) -> bool:
                                                            or b.items[0] == lam.pat)
 
 
+def is_zero(v: Term) -> bool:
+    """A zero vector: 𝟎, the numeral 0, a tuple of zeros, or an operator
+    applied along / pulling back a zero (J(λq.S)·0, Ω(S)0, (λq.S)⋆0)."""
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Zero) or (isinstance(u, Num) and u.value == 0.0):
+            continue
+        if isinstance(u, Tuple):
+            stack.extend(u.items)
+        elif isinstance(u, (Jac, Pullback, Dual)):
+            stack.append(u.children()[-1])
+        else:
+            return False
+    return True
+
+
 def _elementary_body(lam: Lam) -> bool:
     return is_elementary(lam.body) or _env_extension(lam)
 
@@ -125,7 +142,8 @@ def sums(t: Term, m: Premises) -> Term:
     their coefficients (c × A ⊕ d × A → (c+d) × A).  Linear positions
     distribute over sums: (P ⊕ Q) V → P V ⊕ Q V, πᵢ(P ⊕ Q) → πᵢP ⊕ πᵢQ,
     (λv.S)⋆(P ⊕ Q) → (λv.S)⋆P ⊕ (λv.S)⋆Q, and 0 is absorbing there, as in
-    Ω(S)𝟎 → 𝟎 and J(λq.S)·𝟎 → 𝟎.
+    Ω(S)0 → 𝟎 and J(λq.S)·0 → 𝟎, for any zero vector 0 (𝟎, a tuple of
+    zeros, J(λq.S)·0, …).
     𝟎 at type ℝ is the numeral 0 (in a function symbol's argument)."""
     if isinstance(t, App):
         if isinstance(t.fun, Zero):
@@ -140,7 +158,7 @@ def sums(t: Term, m: Premises) -> Term:
             return ZERO
         return formal_sum(Dual(t.lam, f) for f in t.functional.items)
     if isinstance(t, (Pullback, Jac)):
-        return ZERO  # Ω(S)𝟎 and J(λq.S)·𝟎: linear in the 1-form / the direction
+        return ZERO  # Ω(S)0 and J(λq.S)·0: linear in the 1-form / the direction
     if isinstance(t, Prim):
         return Prim(t.op, tuple(Num(0.0) if isinstance(a, Zero) else a for a in t.args), t.pos)
     return _normalize_sum(t)
@@ -274,7 +292,8 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     shares = f.pat is pat or (isinstance(f.pat, Tuple) and f.pat.items[0] is pat)
     if not shares and fv(f) & PatVars(pat):  # a name of the functional would be captured
         pat, body = _rename_all(pat, body)
-    return Lam(pat, linear.compose(f, body, PatVars(pat), lambda u: m.premise(u, "5")))
+    return Lam(pat, linear.compose(f, body, PatVars(pat),
+                                   lambda u: m.premise(u, "5", keep_trivial=False)))
 
 
 def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
@@ -478,9 +497,13 @@ def jac_pullback(t: App, m: Premises) -> Term:
     E u ⇓ W (premise, with p free).  The differential operator cannot be
     differentiated as a symbol; it is replaced by the abstraction of its
     reduct, which rule 18 then differentiates.  This is what nests AD.
+    A pullback along a variable g is read as the pullback along λy. g y.
     If E u does not reduce (its function is a free variable) the rule
     declines and the redex is a value, like the paper's values 1 and 2."""
     p, E, P, V, env = _parts(t)
+    if isinstance(E, Pullback) and not isinstance(E.fun, Lam):
+        y = Var(fresh("y"))  # Ω(g)a for a variable g: pull back along λy. g y
+        E = Pullback(Lam(y, App(E.fun, y)), E.form)
     u = Var(fresh("u"))
     W = m.premise(App(E, u), "17")
     if isinstance(W, App) and W.fun == E:
@@ -512,7 +535,10 @@ def _function_value(f: Term, m: Premises, label: str) -> Term:
     if isinstance(f, Lam):
         return f
     u = Var(fresh("u"))
-    return Lam(u, m.premise(App(f, u), label))
+    W = m.premise(App(f, u), label)
+    if isinstance(W, App) and W.fun == f:  # no progress: nothing to look inside
+        raise Declined(label)
+    return Lam(u, W)
 
 
 def _arg_tangent(t: App, m: Premises, label: str):
@@ -613,13 +639,11 @@ def classify_jacobian_at(t: App) -> Optional[str]:
         in_map, in_along = env.occurs(E.lam), env.occurs(E.along)
         if not in_map:
             return "13"
-        if not in_along and is_linear(E.lam.body, PatVars(lam.pat) & fv(E.lam.body)):
-            return "13"
+        if not in_along and is_linear(E.lam.body, PatVars(lam.pat) & fv(E.lam)):
+            return "13"  # (the free variables of the map: an inner binder may shadow p)
         return "17"
     if isinstance(E, Pullback):
-        if not env.occurs(E.fun):
-            return "14"
-        return "17" if isinstance(E.fun, Lam) else None
+        return "14" if not env.occurs(E.fun) else "17"
     if isinstance(E, Prim):
         return "15"
     if isinstance(E, Dual):
@@ -662,7 +686,7 @@ def classify_app(t: App) -> Optional[str]:
 
 def classify_pullback(t: Pullback) -> Optional[str]:
     """Ω(λp.L) ω with L an A-normal let series and ω a value."""
-    if isinstance(t.form, Zero):
+    if is_zero(t.form):
         return "3"
     lam = t.fun
     if isinstance(lam, Lam) and is_let(lam.body):
@@ -675,7 +699,7 @@ def classify_pullback(t: Pullback) -> Optional[str]:
 
 
 def classify_jac(t: Jac) -> Optional[str]:
-    if isinstance(t.along, Zero):
+    if is_zero(t.along):
         return "3"
     b = t.lam.body
     if is_let(b) and isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \

@@ -283,25 +283,6 @@ def pattern_vars(p: Term) -> list[str]:
     return out
 
 
-def pattern_path(p: Term, name: str) -> Optional[tuple[int, ...]]:
-    """Path (1-based projection indices) of ``name`` in pattern ``p``.
-
-    Searches right-to-left: rule 8 nests environments as ⟨⟨p, x₁⟩, x₂⟩, so the
-    most recently bound variables -- the ones elementary terms mostly use --
-    are found first.
-    """
-    stack: list[tuple[Term, tuple[int, ...]]] = [(p, ())]
-    while stack:
-        u, path = stack.pop()
-        if isinstance(u, Var):
-            if u.name == name:
-                return path
-        else:
-            for i, it in enumerate(u.items, 1):  # pushed left→right, popped right→left
-                stack.append((it, path + (i,)))
-    return None
-
-
 # ---- pattern indices (see reduction/env.py for why) ------------------------
 
 class _Index:

@@ -191,7 +191,7 @@ def perturb(y, tag, v):
     if v is ZERO:
         return y
     if _is_num(v):
-        return add(0.0 if y is ZERO else y, DualNumber(tag, 0.0, v))
+        return add(0.0 if y is ZERO else y, DualNumber(tag, 0.0, _split(v, tag)[0]))
     if isinstance(v, tuple):
         ys = (ZERO,) * len(v) if y is ZERO else y
         return tuple(perturb(a, tag, b) for a, b in zip(ys, v))

@@ -298,6 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     _max_steps(p)
     p.set_defaults(run=cmd_trace)
 
+    sub.add_parser("graph", help="reduction graphs with graphviz (see: pullback-calc graph --help)",
+                   add_help=False)
     p = sub.add_parser("demo", help="the running example (Example 3.1), phase by phase",
                        allow_abbrev=False)
     _max_steps(p)
@@ -600,6 +602,9 @@ def _fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit status (the console script exits with it)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["graph"]:  # reduction graphs parse their own options
+        from .rendering.graph import graph_command
+        return graph_command(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(_join_values(argv))

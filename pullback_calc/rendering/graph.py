@@ -267,7 +267,19 @@ def dot_available() -> bool:
 
 
 def render_dot(source: str, format: str = "svg", dpi: Optional[int] = None) -> bytes:
-    """Lay out and render DOT source with graphviz's ``dot`` program."""
+    """Lay out and render DOT source with graphviz's ``dot`` program.  Some
+    cluster layouts trip dot's ranking with newrank ("trouble in init_rank");
+    those are laid out again without it."""
+    try:
+        return _render_dot(source, format, dpi)
+    except RenderError as e:
+        if "init_rank" not in str(e) or "newrank=true" not in source:
+            raise
+        return _render_dot(source.replace(", newrank=true", "").replace("newrank=true, ", ""),
+                           format, dpi)
+
+
+def _render_dot(source: str, format: str, dpi: Optional[int]) -> bytes:
     if format not in FORMATS:
         raise RenderError(f"unknown graph format {format!r} (expected one of "
                           f"{', '.join(FORMATS)})")
@@ -397,6 +409,9 @@ def _graph_defaults(d: _Dot, rankdir: str = "TB") -> None:
     d.attrs("edge", fontname=FONT, fontsize="9", arrowsize="0.7")
 
 
+TIP_HARD_CAP = 4000  # graphviz rejects quoted strings longer than 16384 bytes
+
+
 class _Labels:
     """Abbreviated labels and (possibly capped) tooltips, printed once per term."""
 
@@ -410,8 +425,8 @@ class _Labels:
         width = self.tip_width if cap is None else min(cap, self.tip_width or cap)
         if width is not None and width < MIN_TIP:
             width = MIN_TIP
-        if width is None:
-            return pretty(t, self.unicode)
+        if width is None:  # whole terms, within graphviz's 16 KiB limit on a string
+            width = TIP_HARD_CAP
         return abbreviate(t, self.unicode, width)
 
     def step_tooltip(self, rule: str, redex: Term, contractum: Term) -> str:
@@ -1136,7 +1151,16 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
                 result.term = term
             g = strategy_graph(result, premises=not args.no_premises,
                                max_steps=args.show_steps, **common)
-        data = g.pipe(fmt)
+        try:
+            data = g.pipe(fmt)
+        except RenderError as e:
+            if "init_rank" not in str(e) or args.full or args.no_premises:
+                raise
+            # dot cannot rank some premise-cluster layouts: draw without them
+            print(f"{PROG}: note: graphviz could not lay out the premise clusters; "
+                  f"drawing the graph without premises", file=sys.stderr)
+            g = strategy_graph(result, premises=False, max_steps=args.show_steps, **common)
+            data = g.pipe(fmt)
         if args.output is None:
             if binary:
                 sys.stdout.buffer.write(data)

@@ -35,6 +35,8 @@ CASES = [
     ("11", "(J(λy. π2 y)·⟨3, 4⟩) ⟨1, 2⟩", "π2 ⟨3, 4⟩", "4"),
     ("12", "(J(λ⟨x, y⟩. x ⊕ y ⊕ 7)·⟨3, 4⟩) ⟨1, 2⟩", "3 ⊕ 4", "7"),
     ("13", "(J(λx. J(λu. sin(u))·x)·1) 2", "J(λu. sin(u))·1", None),
+    ("13", "(J(λ⟨a, x⟩. J(λy. a × y)·x)·⟨3, 5⟩) ⟨7, 11⟩",
+     "J(λy. 3 × y)·11 ⊕ J(λy. 7 × y)·5", None),
     ("14", "(J(λω. Ω(λu. sin(u)) ω)·δ) k", "Ω(λu. sin(u)) δ", None),
     ("15", "(J(λx. sin(x))·1) 2", "cos(2) × 1", None),
     ("15", "(J(λ⟨x, y⟩. x × y)·⟨1, 0⟩) ⟨2, 3⟩", "3 × 1 ⊕ 2 × 0", "3"),
@@ -217,3 +219,56 @@ def test_rule_5_premise_reduces_redexes_made_by_substitution():
     r = pc.reduce("Ω(λv. (J(λx. sin(x))·v) 1) (λz. λw. w) 5")
     assert alpha_eq(r.value, pc.parse(f"λdv. {math.cos(1)!r} × dv"))
     assert any(s.rule == "5" and s.premises for s in r.trace)
+
+
+# ---- engine bugs found by the property suite (tests/properties) -------------------------
+
+def test_direction_names_avoid_the_users_names():
+    # the user's dx must not be taken for the direction of x (wrong derivative before)
+    import math
+    r = pc.reduce("Ω(λz. let dx = sin(z) in let x = 2 × z in dx) (λz. λw. w) 1.2 1")
+    assert math.isclose(r.value.value, math.cos(1.2), rel_tol=1e-12)
+    r = pc.reduce("Ω(λz. let dx = 1 in let x = z in dx) (λz. λw. w) 1.2 1")
+    assert pc.pretty(r.value) in ("𝟎", "0")
+
+
+def test_like_atoms_collect_only_when_known_real():
+    # g ⊕ g with g a function must not become the ill-typed 2 × g
+    r = pc.reduce("Ω(λg. g ⊕ g) (λz. λw. w 1) (λx. x) (λx. 5 × x)")
+    assert r.value == pc.parse("10")
+    assert pc.reduce("v ⊕ v").value == pc.parse("v ⊕ v")          # v of any type: stays
+    assert pc.reduce("v ⊕ 2 × v").value == pc.parse("3 × v")      # × shows v is real
+    r = pc.reduce("Ω(λx. x ⊕ x ⊕ 2 × x) (λz. λw. w) 1")
+    assert alpha_eq(r.value, pc.parse("λdx. 4 × dx"))
+
+
+def test_the_numeral_0_is_linear():
+    # rule 3 turns 𝟎 into 0 under a dual map's binder: the reduct must still type-check
+    t = pc.parse("(λx. x + 𝟎)⋆ (λw. w)")
+    ty = pc.typecheck(t)
+    r = pc.reduce(t)
+    assert any(s.rule == "3" for s in r.trace)
+    from pullback_calc.reduction.machine import plug_all
+    from pullback_calc.typing.check import check, types_equal
+    for s in r.trace:
+        assert types_equal(check(plug_all(s.ctx, s.contractum), ty), ty), s.rule
+    with pytest.raises(pc.PullbackTypeError, match="not linear"):
+        pc.typecheck(pc.parse("(λx. x + 1)⋆ (λw. w)"))
+
+
+def test_d_eval_into_the_zero_function():
+    # 𝟎 is a value at function types: differentiating an application of it
+    assert pc.reduce("(J(λc. (J(λd. d)·c) c)·1) 𝟎").value == pc.parse("1")
+    r = pc.reduce("Ω(λx. Ω(λy. 3) (λz. λw. w) x x) (λz. λw. w) 1 1")
+    assert r.value in (pc.parse("𝟎"), pc.parse("0"))
+    assert pc.reduce("(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨𝟎, 2⟩").value == pc.parse("g 2")
+    assert pc.reduce("(J(λx. f x)·1) 2").steps == 0  # f free: a value (the paper's value 2)
+
+
+def test_rule_13_product_rule_through_a_function_of_the_environment():
+    # the map applies g, a component of p, and the direction x is in p too:
+    # d/d⟨g,x⟩ (Jg(2)·x) along ⟨λc. c, 1⟩ at ⟨λc. c², 1⟩ = 1·1 + 2·2·1 = 5
+    assert pc.reduce("(J(λ⟨g, x⟩. (J(λy. g y)·x) 2)·⟨λc. c, 1⟩) ⟨λc. c × c, 1⟩"
+                     ).value == pc.parse("5")
+    assert pc.reduce("Ω(λx. let g = λc. c in (J(λy. g y)·x) 1) (λz. λw. w) 0 1"
+                     ).value == pc.parse("1")

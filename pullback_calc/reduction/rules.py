@@ -176,16 +176,17 @@ def _flatten(items) -> list[Term]:
     return out
 
 
-def _split(t: Term) -> tuple[Term, Term]:
-    """A summand as (coefficient, atom)."""
+def _split(t: Term) -> tuple[Optional[Term], Term]:
+    """A summand as (coefficient, atom); None for a bare atom A -- only an
+    occurrence c × A shows that A is a real, which × needs."""
     if isinstance(t, Prim) and t.op == "mul" and isinstance(t.args[0], Num):
         return t.args[0], t.args[1]
-    return linear.ONE, t
+    return None, t
 
 
 def sum_needs_normalizing(t: Sum) -> bool:
     nums = tuples = lams = 0
-    atoms = set()
+    atoms: dict = {}  # atom -> is it known to be real (some occurrence under ×)?
     for u in t.items:
         if isinstance(u, (Sum, Zero)):
             return True
@@ -196,10 +197,11 @@ def sum_needs_normalizing(t: Sum) -> bool:
         elif isinstance(u, Lam):
             lams += 1
         else:
-            a = _split(u)[1]
-            if a in atoms:
+            c, a = _split(u)
+            real = c is not None
+            if a in atoms and (real or atoms[a]):
                 return True
-            atoms.add(a)
+            atoms[a] = atoms.get(a, False) or real
     return nums > 1 or tuples > 1 or lams > 1
 
 
@@ -218,7 +220,7 @@ def _normalize_sum(t: Sum) -> Term:
             lams.append(u)
         else:
             c, a = _split(u)
-            coeffs[a] = c if a not in coeffs else linear.cadd(coeffs[a], c)
+            coeffs.setdefault(a, []).append(c)
     out: list[Term] = []
     if num is not None:
         out.append(num)
@@ -238,7 +240,15 @@ def _normalize_sum(t: Sum) -> Term:
         for g in lams[1:]:
             bodies.append(subst(g.body, bind_pattern(g.pat, first.pat)))
         out.append(Lam(first.pat, formal_sum(bodies), first.ann) if len(lams) > 1 else first)
-    for a, c in coeffs.items():
+    for a, cs in coeffs.items():
+        if all(c is None for c in cs):
+            # A ⊕ A stays: × is the real product, and nothing shows that A is
+            # real (it may be a vector, a function, a functional)
+            out.extend([a] * len(cs))
+            continue
+        c = linear.ONE if cs[0] is None else cs[0]
+        for d in cs[1:]:
+            c = linear.cadd(c, linear.ONE if d is None else d)
         if isinstance(c, Num) and c.value == 0.0:
             continue
         out.append(a if c == linear.ONE else Prim("mul", (c, a)))
@@ -404,15 +414,24 @@ def jac_sum(t: App, m: Premises) -> Term:
 
 @rule("13")
 def jac_of_jacobian(t: App, m: Premises) -> Term:
-    """(13) (J(λp. J(λq.S)·a)·P) V → J(λq.S)·â  when p is free only in a,
-    and → J(λq.S[P/p])·a  when p is free only in S and S is linear in p:
-    the Jacobian J(λq.S)·a is bilinear -- linear in its direction, and in
-    the map, since differentiation is linear -- so it is its own Jacobian."""
+    """(13) (J(λp. J(λq.S)·a)·P) V → J(λq.S)·â  when p is free only in a;
+    → J(λq.S[P/p])·a  when p is free only in S and S is linear in p; and
+    → J(λq.S[P/p])·ā ⊕ J(λq.S[V/p])·â  when p is free in both, S linear
+    in p.  The Jacobian J(λq.S)·a is bilinear -- linear in its direction,
+    and in the map, since differentiation is linear -- so its derivative is
+    the product rule's sum (each part its own Jacobian).  The third case
+    needs no premise, unlike rule 17: the map may apply a function of the
+    environment, which a premise with p free could not look inside."""
     p, E, P, V, env = _parts(t)
-    if env.occurs(E.along):
+    in_along = env.occurs(E.along)
+    if in_along and not env.occurs(E.lam):
         return Jac(E.lam, _dir(env, E.along, P))
     q, S = _apart(E.lam.pat, E.lam.body, env, fv(P) | fv(V))
-    return Jac(Lam(q, env.at(S, P), E.lam.ann), E.along)
+    along = env.at(E.along, V) if in_along else E.along
+    in_map = Jac(Lam(q, env.at(S, P), E.lam.ann), along)
+    if not in_along:
+        return in_map
+    return Sum((in_map, Jac(Lam(q, env.at(S, V), E.lam.ann), _dir(env, E.along, P))))
 
 
 @rule("14")
@@ -554,8 +573,11 @@ def jac_application_both(t: App, m: Premises) -> Term:
     both a₁ and a₂, ā₁ = λz.S, and (J(λp.a₂)·P) V ⇓ T₀ (premise)  -- the
     D-eval rule: the derivative of an evaluation is the derivative in the
     function plus the derivative of the function along the argument's
-    derivative."""
+    derivative.  When ā₁ is 𝟎 (the zero function, a value at function
+    types) the second summand is 𝟎: → â₁ ā₂, no premise."""
     p, E, P, V, env = _parts(t)
+    if isinstance(env.at(E.fun, V), Zero):  # ā₁ = 𝟎, the zero function: J(𝟎)·T₀ = 𝟎
+        return App(_dir(env, E.fun, P), env.at(E.arg, V))
     f, T0, arg = _arg_tangent(t, m, "19b")
     return Sum((App(_dir(env, E.fun, P), arg), App(Jac(f, T0), arg)))
 
@@ -565,7 +587,11 @@ def jac_application_argument(t: App, m: Premises) -> Term:
     """(19c) (J(λp. a₁ a₂)·P) V → (J(λz.S)·T₀) ā₂  when p is free in a₂ and
     the function turned out constant (â₁ = 𝟎, as for a let-bound constant
     abstraction in a forward premise), ā₁ = λz.S, (J(λp.a₂)·P) V ⇓ T₀
-    (premise): only the argument's derivative counts -- the chain rule."""
+    (premise): only the argument's derivative counts -- the chain rule.
+    When ā₁ is 𝟎, the zero function, the application is constant: → 𝟎."""
+    p, E, P, V, env = _parts(t)
+    if isinstance(env.at(E.fun, V), Zero):
+        return ZERO
     f, T0, arg = _arg_tangent(t, m, "19c")
     return App(Jac(f, T0), arg)
 
@@ -639,7 +665,7 @@ def classify_jacobian_at(t: App) -> Optional[str]:
         in_map, in_along = env.occurs(E.lam), env.occurs(E.along)
         if not in_map:
             return "13"
-        if not in_along and is_linear(E.lam.body, PatVars(lam.pat) & fv(E.lam)):
+        if is_linear(E.lam.body, PatVars(lam.pat) & fv(E.lam)):
             return "13"  # (the free variables of the map: an inner binder may shadow p)
         return "17"
     if isinstance(E, Pullback):
@@ -655,7 +681,7 @@ def classify_jacobian_at(t: App) -> Optional[str]:
         in_fun, in_arg = env.occurs(E.fun), env.occurs(E.arg)
         if not in_arg:
             return "19a"
-        if not isinstance(env.at(E.fun, t.arg), (Lam, Pullback, Jac, Dual)):
+        if not isinstance(env.at(E.fun, t.arg), (Lam, Pullback, Jac, Dual, Sum, Zero)):
             return None  # the paper's values 1 and 2: nothing to differentiate into
         if in_fun and not isinstance(env.at(E.fun, t.fun.along), Zero):
             return "19b"

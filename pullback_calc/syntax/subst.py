@@ -47,15 +47,16 @@ def linear(t: Term, xs: frozenset) -> bool:
     """Is ``t`` linear, jointly, in the variables ``xs``?  (x ∈ lin(S) is
     ``linear(S, {x})``.)  The function of an application is a linear
     position, its argument is not; dual maps and J(λq.S)·P are bilinear (in
-    the map and in the functional / direction); Ω(S)P is linear in P; 0 is
-    linear in everything, other constants are not.
+    the map and in the functional / direction); Ω(S)P is linear in P; 𝟎 and
+    the numeral 0 (what rule 3 makes of 𝟎 at ℝ) are linear in everything,
+    other constants are not.
     """
     if isinstance(t, Zero):
         return True
     if isinstance(t, Var):
         return t.name in xs
     if isinstance(t, Num):
-        return False
+        return t.value == 0.0
     if isinstance(t, Sum):
         return all(linear(i, xs) for i in t.items)
     if isinstance(t, Tuple):

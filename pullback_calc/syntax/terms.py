@@ -403,7 +403,7 @@ def direction_name(name: str) -> str:
     d = _names.dirs.get(name)
     if d is None:
         d = "d" + name
-        while d in _names.used and d not in _names.dirs.values():
+        while d in _names.used:  # a user's name, or another variable's direction
             d = "d" + d
         _names.used.add(d)
         _names.dirs[name] = d

@@ -272,3 +272,26 @@ def test_rule_13_product_rule_through_a_function_of_the_environment():
                      ).value == pc.parse("5")
     assert pc.reduce("Ω(λx. let g = λc. c in (J(λy. g y)·x) 1) (λz. λw. w) 0 1"
                      ).value == pc.parse("1")
+
+
+def test_rule_6_does_not_capture():
+    # (λx. x)⋆((λy. y × x)⋆ω): the outer binder x must not capture S's free x
+    src = "((λω. (λx. ((λx. x)⋆ ((λy. y × x)⋆ ω)) 3)⋆ (λw. w))⋆ (λf. f 1)) (λw. w)"
+    assert pc.reduce(src).value == pc.parse("3")
+    r = pc.reduce("(λx. x)⋆ ((λy. y × x)⋆ ω)")
+    assert r.trace[0].rule == "6"
+    assert alpha_eq(r.value, pc.parse("(λz. z × x)⋆ ω"))
+
+
+def test_let_series_are_linear_when_their_parts_are():
+    from pullback_calc.reduction.machine import plug_all
+    from pullback_calc.typing.check import check, types_equal
+    pc.typecheck(pc.parse("(λd. let a = d 1 in a ⊕ d 2)⋆ (λw. w)"))
+    for bad in ["(λd. let a = d 1 in a × a)⋆ (λw. w)", "(λd. (λa. 3) (d 1))⋆ (λw. w)"]:
+        with pytest.raises(pc.PullbackTypeError, match="not linear"):
+            pc.typecheck(pc.parse(bad))
+    # A-reduction under a dual map keeps its body linear (subject reduction)
+    t = pc.parse("(λd. (J(λy. d (y × y))·1) 2)⋆ (λw. w)")
+    ty = pc.typecheck(t)
+    for s in pc.reduce(t).trace:
+        assert types_equal(check(plug_all(s.ctx, s.contractum), ty), ty), s.rule

@@ -314,10 +314,14 @@ def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
 @rule("6")
 def dual_contravariance(t: Dual, m: Premises) -> Term:
     """(6) (λv.S)⋆((λw.S')⋆P) → (λv.S'[S/w])⋆P  -- contravariance:
-    f⋆(g⋆P) = (g ∘ f)⋆P.  Fires when P is stuck (e.g. a free 1-form)."""
+    f⋆(g⋆P) = (g ∘ f)⋆P.  Fires when P is stuck (e.g. a free 1-form).  v
+    is renamed apart from the free variables of λw.S', which it would capture."""
     inner: Dual = t.functional
-    body = subst(inner.lam.body, bind_pattern(inner.lam.pat, t.lam.body))
-    return Dual(Lam(t.lam.pat, body, t.lam.ann), inner.functional)
+    pat, S = t.lam.pat, t.lam.body
+    if frozenset(pattern_vars(pat)) & fv(inner.lam):
+        pat, S = _rename_all(pat, S)  # v must not capture the free variables of λw.S'
+    body = subst(inner.lam.body, bind_pattern(inner.lam.pat, S))
+    return Dual(Lam(pat, body, t.lam.ann), inner.functional)
 
 
 # ======================================================================================

@@ -46,7 +46,8 @@ def fv(t: Term) -> frozenset:
 def linear(t: Term, xs: frozenset) -> bool:
     """Is ``t`` linear, jointly, in the variables ``xs``?  (x ∈ lin(S) is
     ``linear(S, {x})``.)  The function of an application is a linear
-    position, its argument is not; dual maps and J(λq.S)·P are bilinear (in
+    position, its argument is not -- except in ``let q = E in L``, linear
+    when E is and L is, jointly in the variables and q; dual maps and J(λq.S)·P are bilinear (in
     the map and in the functional / direction); Ω(S)P is linear in P; 𝟎 and
     the numeral 0 (what rule 3 makes of 𝟎 at ℝ) are linear in everything,
     other constants are not.
@@ -64,7 +65,11 @@ def linear(t: Term, xs: frozenset) -> bool:
     if isinstance(t, Proj):
         return linear(t.arg, xs)
     if isinstance(t, App):
-        return not (fv(t.arg) & xs) and linear(t.fun, xs)
+        if not fv(t.arg) & xs:
+            return linear(t.fun, xs)
+        if isinstance(t.fun, Lam):  # let q = E in L: linear maps compose
+            return linear(t.arg, xs) and linear(t.fun.body, xs | frozenset(pattern_vars(t.fun.pat)))
+        return False
     if isinstance(t, Lam):
         inner = xs - frozenset(pattern_vars(t.pat))
         return bool(inner) and linear(t.body, inner)

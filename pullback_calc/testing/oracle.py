@@ -19,10 +19,11 @@ from typing import Any, Callable, Optional
 
 from ..deep import deep
 from ..syntax import terms as T
+from ..syntax.types import Prod
 
 __all__ = ["ZERO", "DualNumber", "OracleError", "evaluate", "apply", "derivative",
            "central_difference", "row_by_oracle", "covector_apply", "tangent_value",
-           "perturb", "fresh_tag", "prim", "jacobian_by_oracle", "shape_point"]
+           "perturb", "fresh_tag", "prim", "jacobian_by_oracle", "shape_point", "leaves"]
 
 
 class OracleError(Exception):
@@ -354,9 +355,12 @@ def evaluate(term, env: Optional[dict] = None):
 # ---- numerical checks ----------------------------------------------------------------
 
 def _lin(a: float, x, b: float, y):
-    """a·x + b·y on floats and tuples of them."""
-    if isinstance(x, tuple):
-        return tuple(_lin(a, p, b, q) for p, q in zip(x, y))
+    """a·x + b·y on reals and tuples of them (ZERO: the zero of the other's shape)."""
+    if isinstance(x, tuple) or isinstance(y, tuple):
+        n = len(x) if isinstance(x, tuple) else len(y)
+        xs = x if isinstance(x, tuple) else (x,) * n
+        ys = y if isinstance(y, tuple) else (y,) * n
+        return tuple(_lin(a, p, b, q) for p, q in zip(xs, ys))
     return a * float(x) + b * float(y)
 
 
@@ -367,14 +371,24 @@ def central_difference(f, x, v, h: float = 1e-6):
     return _lin(1 / (2 * h), hi, -1 / (2 * h), lo)
 
 
-def _leaves(v, like=None) -> list:
-    """The reals of v, left to right; a ZERO part counts as zeros shaped like ``like``."""
-    if v is ZERO and like is not None:
-        return [0.0] * len(_leaves(like))
-    if isinstance(v, tuple):
-        likes = like if isinstance(like, tuple) else (None,) * len(v)
-        return [x for item, lk in zip(v, likes) for x in _leaves(item, lk)]
+def leaves(v, like=None) -> list:
+    """The reals of a first-order value v, left to right.  ``like`` is the
+    shape a ZERO (part) stands for: a type (ℝ, products) or a value of that
+    shape; without it a ZERO is one 0."""
+    if isinstance(v, tuple) or (v is ZERO and isinstance(like, (tuple, Prod))):
+        items = v if isinstance(v, tuple) else (ZERO,) * len(_parts(like))
+        likes = _parts(like) or (None,) * len(items)
+        return [x for item, lk in zip(items, likes) for x in leaves(item, lk)]
     return [float(v)]
+
+
+def _parts(like) -> tuple:
+    if isinstance(like, Prod):
+        return like.items
+    return like if isinstance(like, tuple) else ()
+
+
+_leaves = leaves  # (the name tests/test_oracle.py uses)
 
 
 def shape_point(f_term, values) -> Any:
@@ -398,8 +412,8 @@ def jacobian_by_oracle(f_term, point) -> list:
         from ..syntax.parser import parse
         f_term = parse(f_term)
     f, x = evaluate(f_term), shape_point(f_term, point)
-    y, n = apply(f, x), len(_leaves(x))
-    cols = [_leaves(derivative(f, x, shape_point(f_term, [float(i == j) for i in range(n)])), y)
+    y, n = apply(f, x), len(leaves(x))
+    cols = [leaves(derivative(f, x, shape_point(f_term, [float(i == j) for i in range(n)])), y)
             for j in range(n)]
     return [list(r) for r in zip(*cols)]
 

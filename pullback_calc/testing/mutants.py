@@ -1,0 +1,134 @@
+"""Mutants: deliberately broken rules, to show that the property suite catches them.
+
+A mutant replaces one entry of the rule table ``reduction.rules.RULES`` (rules
+are data, so breaking one is a table update).  Install it for a block::
+
+    from pullback_calc.testing.mutants import mutant
+    with mutant("16c-drop-summand"):
+        pc.reduce(term)          # reduces with the broken rule 16c
+
+or for a whole test run, with the environment variable the test suite's
+``conftest.py`` reads::
+
+    PULLBACK_CALC_MUTANT=16c-drop-summand python -m pytest tests/properties -x
+
+A sound property suite fails under every mutant, with a shrunk
+counterexample; ``python -m pullback_calc.testing.mutants`` lists them.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from ..reduction import rules as R
+from ..syntax import prims
+from ..syntax.terms import Prim, Sum, Tuple, formal_sum
+
+__all__ = ["MUTANTS", "Mutant", "mutant", "install_from_environment", "ENV_VAR"]
+
+ENV_VAR = "PULLBACK_CALC_MUTANT"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    label: str                   # the rule it breaks
+    description: str
+    make: Callable               # the original rule function → the broken one
+
+
+def _drop_last_summand(original):
+    def broken(t, m):
+        out = original(t, m)
+        if isinstance(out, Sum) and len(out.items) > 1:
+            return formal_sum(out.items[:-1])
+        return out
+    return broken
+
+
+def _swap_partials(original):
+    """Rule 15 with the partial derivatives of a binary symbol paired with
+    the wrong arguments (∂₁f × â₂ ⊕ ∂₂f × â₁)."""
+    def broken(t, m):
+        p, E, P, V, env = R._parts(t)
+        if len(E.args) != 2:
+            return original(t, m)
+        partials = prims.PARTIALS[E.op](*(env.at(a, V) for a in E.args))[::-1]
+        out = []
+        for a, d in zip(E.args, partials):
+            if env.occurs(a):
+                da = env.at(a, P)
+                out.append(da if d is None else Prim("mul", (d, da)))
+        return formal_sum(out)
+    return broken
+
+
+def _reverse_tuple(original):
+    def broken(t, m):
+        out = original(t, m)
+        return Tuple(out.items[::-1]) if isinstance(out, Tuple) else out
+    return broken
+
+
+MUTANTS = {m.name: m for m in [
+    Mutant("16c-drop-summand", "16c",
+           "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
+    Mutant("19b-drop-summand", "19b",
+           "rule 19b (D-eval) forgets the chain rule through the argument: â₁ ā₂ only",
+           _drop_last_summand),
+    Mutant("13-drop-summand", "13",
+           "rule 13's product rule forgets the derivative of the direction",
+           _drop_last_summand),
+    Mutant("12-drop-summand", "12", "rule 12 forgets the last summand of a formal sum",
+           _drop_last_summand),
+    Mutant("15-swap-partials", "15",
+           "rule 15 pairs the partials of a binary function symbol with the wrong arguments",
+           _swap_partials),
+    Mutant("20a-reverse", "20a", "rule 20a builds the tuple of Jacobians in reverse order",
+           _reverse_tuple),
+]}
+
+
+@contextlib.contextmanager
+def mutant(name: str) -> Iterator[Mutant]:
+    """Within the block, the rule ``MUTANTS[name].label`` is the broken one."""
+    try:
+        mu = MUTANTS[name]
+    except KeyError:
+        raise KeyError(f"no mutant {name!r}; the mutants are: {', '.join(MUTANTS)}") from None
+    original = R.RULES[mu.label]
+    R.RULES[mu.label] = mu.make(original)
+    try:
+        yield mu
+    finally:
+        R.RULES[mu.label] = original
+
+
+def install_from_environment():
+    """Install the mutant named by $PULLBACK_CALC_MUTANT for the rest of the
+    process (the test suite's conftest calls this); returns it, or None."""
+    name = os.environ.get(ENV_VAR)
+    if not name:
+        return None
+    ctx = mutant(name)
+    mu = ctx.__enter__()  # never exited: the process is the block
+    return mu
+
+
+def main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(
+        prog="python -m pullback_calc.testing.mutants",
+        description="List the mutants (deliberately broken rules). Run the property suite "
+                    f"under one with {ENV_VAR}=NAME python -m pytest tests/properties -x")
+    ap.parse_args(argv)
+    width = max(map(len, MUTANTS))
+    for mu in MUTANTS.values():
+        print(f"{mu.name:<{width}}  [{mu.label}]  {mu.description}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""Test-suite configuration: Hypothesis profiles, the rule-coverage report, mutants.
+
+Profiles (tests/properties): ``ci`` (the default, bounded in time) and
+``thorough`` (long runs, failures kept in the local example database);
+choose with ``--hypothesis-profile=thorough`` or the environment variable
+``PULLBACK_CALC_PROFILE=thorough``.  ``--rule-coverage`` prints, at the end
+of the session, how often each rule fired in the reductions the property
+tests ran.  ``PULLBACK_CALC_MUTANT=NAME`` runs everything with a
+deliberately broken rule (``python -m pullback_calc.testing.mutants`` lists them).
+"""
+import os
+
+from hypothesis import HealthCheck, settings
+
+from pullback_calc.testing.mutants import install_from_environment
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("ci", max_examples=40, deadline=None, database=None,
+                          suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile("thorough", max_examples=1000, deadline=None,
+                          suppress_health_check=_QUIET, print_blob=True)
+settings.load_profile(os.environ.get("PULLBACK_CALC_PROFILE", "ci"))
+install_from_environment()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--rule-coverage", action="store_true", default=False,
+                     help="print the rule coverage of the property tests' reductions")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if config.getoption("--rule-coverage"):
+        from pullback_calc.testing.coverage import SESSION
+        terminalreporter.write_sep("=", "rule coverage (tests/properties)")
+        terminalreporter.write_line(SESSION.table())

@@ -1,0 +1,195 @@
+"""Every counterexample the property suite has found, kept as an explicit
+``@example`` regression (terms as concrete syntax), and the engine bugs that
+are still open.
+
+When a property fails, Hypothesis prints the shrunk counterexample; add its
+``pretty`` form to the list of that property here.  If it is an engine bug
+that is not fixed yet, add it to ``KNOWN_ENGINE_BUGS`` instead (with the
+value the term should have), and teach ``known_engine_bug`` (stuck values)
+or ``linearity_bug`` (subject reduction) its signature so that the properties set it aside:
+``test_prop_known_bugs.py`` runs the bug's terms as strict xfails, so the day
+the engine is fixed the test reports it, and the terms move to the
+regressions proper (and the signature goes).
+"""
+from __future__ import annotations
+
+from hypothesis import example
+
+import pullback_calc as pc
+from pullback_calc.syntax.subst import linear
+from pullback_calc.syntax.terms import (App, Dual, Jac, Prim, Proj, Term, Tuple, Var, Zero,
+                                        pattern_vars, subterms)
+
+# ---- found by the generators, now passing ------------------------------------------------
+
+#: parse ∘ pretty (both spellings) must be the identity up to α
+ROUND_TRIP = [
+    # a negative numeral on the right of an operator: ``a − -1`` must print as ``a − (-1)``
+    "1 − (-1)",
+    "neg(2) ^ 2",
+    "(-2) ^ 2",
+    "let v : ℝ × ℝ = 𝟎 in v",
+    "(λx : (ℝ × ℝ)⋆. x) (λ⟨a, b⟩. a)",
+    "(λ⟨x, y⟩ : ℝ × ℝ. x)⋆ (λω. ω)",
+    "(λω. ω) ⊕ (λdx. dx)",
+    "λx_1. x_1",
+]
+
+#: closed terms of type ℝ: they reduce to a numeral equal to the oracle's value
+CLOSED_REAL = [
+    "J(λx : (ℝ × ℝ)⋆. -2)·(λz : ℝ × ℝ. π1 z) (λz : ℝ × ℝ. π1 z) ^ 2",
+    "(let b : ℝ × ℝ = let v : ℝ × ℝ = 𝟎 in v in 𝟎) ^ 3 ⊕ exp(tanh(let w = ⟨1.5, λω. ω⟩ in π1 w))",
+    "(λf. f)⋆ (λg. 3 × g 0.5) (J(λf. 𝟎)·(J(λw. 2)·(λu. -1) (λz. -1)))",
+    # D-eval into the zero function 𝟎 (was stuck: 𝟎 taken for the paper's value 2)
+    "Ω(λx. Ω(λy. 3) (λz. λw. w) x x) (λz. λw. w) 1 1",
+    "(J(λc. (J(λd. d)·c) c)·1) 𝟎",
+    # like atoms of a function type collected as 2 × g (was ill-typed and stuck)
+    "Ω(λg. g ⊕ g) (λz. λw. w 1) (λx. x) (λx. 5 × x)",
+    # a user's dx captured by the direction of x (was 2 instead of cos(1.2))
+    "Ω(λz. let dx = 1 in let x = z in dx) (λz. λw. w) 1.2 1",
+    "Ω(λz. let dx = sin(z) in let x = 2 × z in dx) (λz. λw. w) 1.2 1",
+    # rule 17 declined on a function of the environment (was stuck)
+    "(J(λ⟨g, x⟩. (J(λy. g y)·x) 2)·⟨λc. c, 1⟩) ⟨λc. c × c, 1⟩",
+    "Ω(λx. let g = λc. c in (J(λy. g y)·x) 1) (λz. λw. w) 0 1",
+    # rule 6 captured a free variable of the inner map (was 9 instead of 3)
+    "((λω. (λx. ((λx. x)⋆ ((λy. y × x)⋆ ω)) 3)⋆ (λw. w))⋆ (λf. f 1)) (λw. w)",
+]
+
+#: closed terms (of any type) whose every step must preserve the type
+SUBJECT_REDUCTION = [
+    # β drops the annotation: π1 𝟎 is typable, but the checker cannot infer it
+    "π1 (let x = 1 in let x = 1 in let v : ℝ × ℝ = 𝟎 in v)",
+    # rule 3 makes 𝟎 the numeral 0 in a dual map's body (lin(S) rejected the numeral 0)
+    "(λx. x + 𝟎)⋆ (λw. w)",
+    "Ω(λg. g ⊕ g) (λz. λw. w 1) (λx. x) (λx. 5 × x)",
+    # rule 6 captured x (open: x, ω free): (λx. x 1 × x)⋆ ω is ill-typed
+    "(λx. x)⋆ ((λy. y 1 × x)⋆ ω)",
+    # A-reduction under a dual map's binder: let app = d mul in app (lin rejected it)
+    "(λd. (J(λy. d (y × y))·1) 2)⋆ (λw. w)",
+]
+
+#: terms whose decomposition at every step the naive decomposer must reproduce
+DECOMPOSITION = [
+    # J(λx. 1)·0: the numeral 0 is a zero vector, absorbing in the direction (rule 3)
+    "let x = 1 in J(λx. 1)·0 1",
+]
+
+
+def examples(sources, *, wrap=lambda t: t):
+    """A decorator adding ``@example(wrap(parse(s)))`` for each source string."""
+    def deco(f):
+        for s in reversed(list(sources)):
+            f = example(wrap(pc.parse(s)))(f)
+        return f
+    return deco
+
+
+# ---- engine bugs still open ----------------------------------------------------------------
+
+#: name → (summary, [(closed term of type ℝ, the value it should reduce to)], [closed terms
+#: every reduct of which should type-check]): the shrunk counterexamples.
+KNOWN_ENGINE_BUGS = {
+    "dual-body-not-linear-after-16c": (
+        "Subject reduction fails for the linearity side condition of (dual): 16c (and "
+        "16b, whose premise is the same) builds (λq.T)⋆ā with T the premise's tangent, and "
+        "when that premise is stuck on the map's own binder q (a free function: value 1) T "
+        "keeps q in the point of a Jacobian, J(λ…. app x)·… ⟨…, q 2⟩, or in the "
+        "direction of a Jacobian whose map mentions q too, where lin(S) rejects it.  The "
+        "reduct is semantically linear in q and reduces to the right value, but the "
+        "checker rejects it.",
+        [],
+        ["(J(λx. (λy. y x x)⋆ (λw. w))·1) 2"]),
+    "let-bound-zero-not-linear": (
+        "Subject reduction fails for the linearity side condition of (dual): A-name "
+        "names a 𝟎 under a dual map's binder, 𝟎 + π1 d ⟶ let v = 𝟎 in v + π1 d, and "
+        "lin(S) takes the let for a constant v (its bound term does not mention d) "
+        "although 𝟎 is linear in everything: lin(let q = E in L) should use the "
+        "composition rule whenever E is linear (𝟎, 0), not only when E mentions d.",
+        [],
+        ["Ω(λx : ℝ × ℝ. J(λy. 𝟎 + π1 x)·(λx. x)) (λx. λw. w (λx. x)) ⟨0.1, 0.1⟩ ⟨0.25, 0.25⟩"]),
+    "zero-argument-not-linear": (
+        "Subject reduction fails for the linearity side condition of (dual): a rule "
+        "that makes 𝟎 of a linear subterm (here 9: J(λz. 1)·c 1 ⟶ 𝟎) leaves r × 𝟎, "
+        "which lin(S) rejects (× is linear when exactly one argument mentions the "
+        "variables; none does) although 𝟎 is linear in everything.",
+        [],
+        ["((λc. 2 × (J(λz. 1)·c) 1)⋆ (λa. a)) 3"]),
+    "dual-app-not-linear": (
+        "Subject reduction fails for the linearity side condition of (dual): dual-app, "
+        "((λq.S)⋆P) V ⟶ P (S[V/q]), moves V into the argument of an application, where "
+        "lin(S) rejects a linear variable even when the function P is a functional (lin "
+        "is syntactic, §2.5, §9): (λx. ((λy. y × x)⋆ ω) 3)⋆ (λw. w) ⟶ (λx. ω (3 × x))⋆ "
+        "(λw. w).  In a closed term it happens under the binders of dual maps.",
+        [],
+        ["((λω. (λx. ((λy. y × x)⋆ ω) 3)⋆ (λw. w))⋆ (λf. f 1)) (λw. w)"]),
+    "d-eval-into-jacobian-value": (
+        "A closed well-typed term of type ℝ is stuck: D-eval (19b/19c) of a₁ a₂ whose "
+        "function value ā₁ is a Jacobian J(λq.S)·P (a let-bound J(…)·… applied in "
+        "differentiated code, or the Jacobian rule 17 makes of an operator) reduces "
+        "ā₁ u at a fresh symbolic point u; S applies a component of u (paper's value 1), "
+        "the premise makes no progress, 19b/19c decline and the redex stays (§9 lists "
+        "the third term as a limitation).",
+        [("Ω(λp. J(λx. x (λy. 1))·(λg. 1) p) (λz. λw. w) (λg. 1) (λg. 1)", 0.0),
+         ("Ω(λx. let k = λa. λb. 1 in J(λy. k 1 (k 1 1))·1 1) (λz. λw. w) 0 1", 0.0),
+         ("Ω(λa. Ω(λg. g (g a)) (λz. λw. w) (λx. x) (λx. x)) (λz. λw. w) 0.5 1", 2.0)],
+        []),
+}
+
+
+# ---- the signatures of the open bugs ---------------------------------------------------------
+
+
+def _component(pat: Term, v: Term, name: str):
+    """The part of v that the pattern variable ``name`` matches (None: not bound)."""
+    if isinstance(pat, Var):
+        return v if pat.name == name else None
+    for i, p in reversed(list(enumerate(pat.items, 1))):  # the innermost binding wins
+        sub = _component(p, v.items[i - 1] if isinstance(v, Tuple) else Proj(i, v), name)
+        if sub is not None:
+            return sub
+    return None
+
+
+def jacobian_value_applied(t: Term) -> bool:
+    """Does ``t`` contain a D-eval redex (J(λp. a₁ a₂)·P) V left as a value with
+    ā₁ a Jacobian (bug ``d-eval-into-jacobian-value``)?"""
+    for u in subterms(t):
+        if isinstance(u, App) and isinstance(u.fun, Jac) and isinstance(u.fun.lam.body, App):
+            f = u.fun.lam.body.fun
+            if isinstance(f, Var) and isinstance(_component(u.fun.lam.pat, u.arg, f.name), Jac):
+                return True
+    return False
+
+
+def known_engine_bug(value: Term):
+    """The name of the open engine bug a stuck term shows, or None."""
+    if jacobian_value_applied(value):
+        return "d-eval-into-jacobian-value"
+    return None
+
+
+def _rejected_dual_bodies(t: Term):
+    """The bodies of the dual maps of t that lin(S) rejects."""
+    for u in subterms(t):
+        if isinstance(u, Dual) and not linear(u.lam.body, frozenset(pattern_vars(u.lam.pat))):
+            yield u.lam.body
+
+
+def linearity_bug(step, reduct: Term):
+    """The open bug that explains why the checker rejects a dual map of
+    ``reduct``, the term after ``step``, as not linear, or None."""
+    if step.rule in ("16b", "16c"):
+        return "dual-body-not-linear-after-16c"
+    if step.rule == "dual-app":
+        return "dual-app-not-linear"
+    c = step.contractum
+    if step.rule == "A-name" and isinstance(c, App) and isinstance(c.arg, Zero):
+        return "let-bound-zero-not-linear"
+    if any(isinstance(u, Prim) and any(isinstance(a, Zero) for a in u.args)
+           for body in _rejected_dual_bodies(reduct) for u in subterms(body)):
+        return "zero-argument-not-linear"
+    return None
+
+
+__all__ = ["ROUND_TRIP", "CLOSED_REAL", "SUBJECT_REDUCTION", "DECOMPOSITION", "examples",
+           "KNOWN_ENGINE_BUGS", "known_engine_bug", "linearity_bug", "jacobian_value_applied"]

@@ -1,0 +1,443 @@
+"""Unique decomposition (Lemma 3.6), determinism, progress and termination.
+
+The machine finds its redex by refocusing, with cached flags (values marked
+normal, bodies marked A-normal) and a zipper of frames.  Here an independent,
+naive decomposer descends from the root at every step, following only the
+documented evaluation contexts (reduction/machine.py, papers/calculus.md §3):
+
+    C ::= [] | f(V,…,C,…,P) | C P | V C | ⟨V,…,C,…,P⟩ | πᵢ C | V ⊕ … ⊕ C ⊕ … ⊕ P
+        | J(λq.A)·P | J(λq.L)·C | (λq.S)⋆C | (λq.C)⋆V
+        | Ω(C) P | Ω(λq.A) P | Ω(λq.L) C
+    A ::= [] | let q = A in S | let q = E in A
+
+and the documented redex tables (§3.2 for each node, §5.9 for the Jacobian
+of an elementary term at a point, §4.2 for the A-rules).  At every step of
+every trace (premises included) it must find exactly the machine's redex, at
+the machine's path, with the machine's rule among the rules whose redex
+shape matches; a value (the end of every derivation) must have no
+decomposition.
+"""
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+import pullback_calc as pc
+from pullback_calc.reduction.machine import Machine
+from pullback_calc.syntax.subst import fv, linear
+from pullback_calc.syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
+                                        Tuple, Var, Zero, pattern_vars)
+from pullback_calc.syntax.types import Arrow, DualT, Prod, R
+from pullback_calc.testing import strategies as S
+from pullback_calc.testing.coverage import reduce_recorded
+from pullback_calc.typing.check import types_equal
+
+import regressions
+from common import MAX_STEPS, numeral, reduce_noted, reject_known_bug
+
+# ---- the documented grammar (§4.1) ---------------------------------------------------------
+
+
+def is_let(t):
+    return isinstance(t, App) and isinstance(t.fun, Lam)
+
+
+def atom(t):
+    return isinstance(t, (Var, Num))
+
+
+def elementary(t):
+    if isinstance(t, (Var, Num, Zero, Lam)):
+        return True
+    if isinstance(t, Prim):
+        return all(map(atom, t.args))
+    if isinstance(t, (Tuple, Sum)):
+        return all(map(atom, t.items))
+    if isinstance(t, Proj):
+        return atom(t.arg)
+    if isinstance(t, App):
+        return atom(t.fun) and atom(t.arg)
+    if isinstance(t, Jac):
+        return atom(t.along)
+    if isinstance(t, Dual):
+        return atom(t.functional)
+    if isinstance(t, Pullback):
+        return atom(t.form) and (atom(t.fun) or isinstance(t.fun, Lam))
+    return False
+
+
+def own_variable_let(t):
+    """let x = E in x"""
+    return is_let(t) and isinstance(t.fun.pat, Var) and isinstance(t.fun.body, Var) \
+        and t.fun.body.name == t.fun.pat.name
+
+
+def let_series(t):
+    while is_let(t) and elementary(t.arg):
+        if own_variable_let(t):
+            return True
+        t = t.fun.body
+    return False
+
+
+def env_extension(lam: Lam) -> bool:
+    """λp.⟨p, E⟩: the first stage of rule 8 (or 8J)."""
+    b = lam.body
+    return isinstance(b, Tuple) and len(b.items) == 2 and b.items[0] == lam.pat
+
+
+def a_normal(lam: Lam) -> bool:
+    """§4.1: the body is elementary or a let series.  Rule 8 and 8J build stages
+    λp.⟨p, E⟩ and flag their bodies A-normal (§5.7); the flag is documented, so
+    such a body counts as A-normal when flagged."""
+    b = lam.body
+    return elementary(b) or let_series(b) or (env_extension(lam) and "_anf" in b.__dict__
+                                               and elementary(b.items[1]))
+
+
+# ---- redexes (§3.2, §5.9) ----------------------------------------------------------------
+
+
+def sum_is_redex(t: Sum) -> bool:
+    """§5.3: a nested ⊕ or 𝟎, two numerals, two tuples, two abstractions, or
+    an atom repeated with at least one occurrence under × (r × A)."""
+    kinds = {"num": 0, "tuple": 0, "lam": 0}
+    atoms: dict = {}   # atom -> some occurrence is r × A
+    for u in t.items:
+        if isinstance(u, (Sum, Zero)):
+            return True
+        if isinstance(u, Num):
+            kinds["num"] += 1
+        elif isinstance(u, Tuple):
+            kinds["tuple"] += 1
+        elif isinstance(u, Lam):
+            kinds["lam"] += 1
+        else:
+            scaled = isinstance(u, Prim) and u.op == "mul" and isinstance(u.args[0], Num)
+            a = u.args[1] if scaled else u
+            if a in atoms and (scaled or atoms[a]):
+                return True
+            atoms[a] = atoms.get(a, False) or scaled
+    return max(kinds.values()) > 1
+
+
+def zero_vector(v: Term) -> bool:
+    """A zero vector, absorbing in a linear position (rule 3): 𝟎, the numeral
+    0, a tuple of zero vectors, or J(λq.S)·0, Ω(S) 0, (λq.S)⋆0 of one."""
+    if isinstance(v, Zero) or (isinstance(v, Num) and v.value == 0.0):
+        return True
+    if isinstance(v, Tuple):
+        return all(map(zero_vector, v.items))
+    if isinstance(v, (Jac, Pullback, Dual)):
+        return zero_vector(v.children()[-1])
+    return False
+
+
+def component(pat: Term, v: Term, name: str):
+    """The part of v that the pattern variable ``name`` matches (None: not bound)."""
+    if isinstance(pat, Var):
+        return v if pat.name == name else None
+    for i, p in reversed(list(enumerate(pat.items, 1))):
+        sub = component(p, v.items[i - 1] if isinstance(v, Tuple) else Proj(i, v), name)
+        if sub is not None:
+            return sub
+    return None
+
+
+def at(pat: Term, v: Term, a: Term) -> Term:
+    """ā: the atom a with the pattern's variables replaced by the parts of v."""
+    part = component(pat, v, a.name) if isinstance(a, Var) else None
+    return a if part is None else part
+
+
+def jacobian_at(t: App):
+    """§5.9, in the documented order: (J(λp.E)·P) V with E elementary."""
+    lam, P, V = t.fun.lam, t.fun.along, t.arg
+    E, p = lam.body, frozenset(pattern_vars(lam.pat))
+
+    def occurs(u):
+        return bool(fv(u) & p)
+
+    if env_extension(lam):
+        return "20b"
+    if not occurs(E):
+        return "9"
+    if isinstance(E, Var):
+        return "10"
+    if isinstance(E, Proj):
+        return "11"
+    if isinstance(E, Sum):
+        return "12"
+    if isinstance(E, Jac):
+        # 13 also when the map is linear in the variables of p it mentions
+        # (free in the map: its own binder may shadow them)
+        return "13" if not occurs(E.lam) or linear(E.lam.body, p & fv(E.lam)) else "17"
+    if isinstance(E, Pullback):
+        return "14" if not occurs(E.fun) else "17"   # (17 reads Ω(g) a as Ω(λy. g y) a)
+    if isinstance(E, Prim):
+        return "15"
+    if isinstance(E, Dual):
+        in_f, in_map = occurs(E.functional), occurs(E.lam)
+        return "16a" if not in_map else ("16b" if not in_f else "16c")
+    if isinstance(E, Lam):
+        return "18"
+    if isinstance(E, App):
+        if not occurs(E.arg):
+            return "19a"
+        if not isinstance(at(lam.pat, V, E.fun), (Lam, Pullback, Jac, Dual, Sum, Zero)):
+            return None  # the paper's values 1 and 2
+        if occurs(E.fun) and not isinstance(at(lam.pat, P, E.fun), Zero):
+            return "19b"
+        return "19c"
+    if isinstance(E, Tuple):
+        return "20a"
+    return None
+
+
+def node_rules(t: Term) -> set:
+    """Every rule of the §3.2 table whose redex shape t has (its evaluated
+    children being values)."""
+    out = set()
+    if isinstance(t, Prim):
+        if any(isinstance(a, Zero) for a in t.args):
+            out.add("3")
+        elif all(isinstance(a, Num) for a in t.args):
+            out.add("4")
+    elif isinstance(t, App):
+        f = t.fun
+        if isinstance(f, Lam):
+            out.add("1")
+        elif isinstance(f, (Sum, Zero)):
+            out.add("3")
+        elif isinstance(f, Dual):
+            out.add("dual-app")
+        elif isinstance(f, Pullback) and isinstance(f.fun, Lam) and (
+                elementary(f.fun.body) or env_extension(f.fun)):
+            out.add("pb")
+        elif isinstance(f, Jac):
+            if is_let(f.lam.body):
+                out.add("8J")
+            elif elementary(f.lam.body) or env_extension(f.lam):
+                r = jacobian_at(t)
+                if r:
+                    out.add(r)
+    elif isinstance(t, Proj):
+        if isinstance(t.arg, Tuple):
+            out.add("2")
+        elif isinstance(t.arg, (Sum, Zero)):
+            out.add("3")
+    elif isinstance(t, Sum):
+        if sum_is_redex(t):
+            out.add("3")
+    elif isinstance(t, Jac):
+        if zero_vector(t.along):
+            out.add("3")
+        if own_variable_let(t.lam.body):
+            out.add("7J")
+    elif isinstance(t, Dual):
+        if isinstance(t.functional, (Lam, Zero)) or isinstance(t.lam.body, Zero):
+            out.add("5")
+        if isinstance(t.functional, Sum):
+            out.add("3")
+        if isinstance(t.functional, Dual):
+            out.add("6")
+    elif isinstance(t, Pullback):
+        if zero_vector(t.form):
+            out.add("3")
+        if isinstance(t.fun, Lam) and is_let(t.fun.body):
+            out.add("7" if own_variable_let(t.fun.body) else "8")
+    return out
+
+
+#: documented rows of the §3.2 table that overlap; each resolves to the rule
+#: listed, and the two give the same result (𝟎 is absorbing)
+OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "7J"}): "3",
+            frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
+
+
+def declines(t: App) -> bool:
+    """Rules 17, 19b and 19c decline (the redex is a value) when their premise
+    that looks inside an operator makes no progress: E u for 17 (a pullback
+    along a variable g read as Ω(λy. g y) a), ā₁ u for 19b/19c when ā₁ is
+    neither an abstraction nor 𝟎."""
+    lam = t.fun.lam
+    E = lam.body
+    if isinstance(E, App):
+        op = at(lam.pat, t.arg, E.fun)
+        if isinstance(op, (Lam, Zero)):
+            return False
+    elif isinstance(E, Pullback) and not isinstance(E.fun, Lam):
+        op = Pullback(Lam(Var("y_probe"), App(E.fun, Var("y_probe"))), E.form)
+    else:
+        op = E
+    w, _ = Machine(max_steps=MAX_STEPS).reduce(App(op, Var("u_probe")))
+    return isinstance(w, App) and w.fun == op
+
+
+# ---- the decomposer ----------------------------------------------------------------------
+
+
+def decompose(t: Term, path=()):
+    """(path, redex, rules) of the unique decomposition t = C[R], or None for a value."""
+    if isinstance(t, (Var, Num, Zero, Lam)):
+        return None
+    kids = []
+    if isinstance(t, Prim):
+        kids = [(("prim", i), a) for i, a in enumerate(t.args)]
+    elif isinstance(t, App):
+        kids = [(("app-fun", 0), t.fun), (("app-arg", 1), t.arg)]
+    elif isinstance(t, (Tuple, Sum)):
+        kind = "tuple" if isinstance(t, Tuple) else "sum"
+        kids = [((kind, i), a) for i, a in enumerate(t.items)]
+    elif isinstance(t, Proj):
+        kids = [(("proj", 0), t.arg)]
+    elif isinstance(t, Jac):
+        if not a_normal(t.lam):
+            return a_decompose(t.lam.body, path + (("a-root", 0),), "root", None)
+        kids = [(("jac-along", 1), t.along)]
+    elif isinstance(t, Dual):
+        kids = [(("dual-fun", 1), t.functional), (("dual-body", 0), t.lam.body)]
+    elif isinstance(t, Pullback):
+        r = decompose(t.fun, path + (("pb-fun", 0),))
+        if r:
+            return r
+        if isinstance(t.fun, Lam) and not a_normal(t.fun):
+            return a_decompose(t.fun.body, path + (("a-root", 0),), "root", None)
+        kids = [(("pb-form", 1), t.form)]
+    for frame, kid in kids:
+        r = decompose(kid, path + (frame,))
+        if r:
+            return r
+    rules = node_rules(t)
+    if rules & {"17", "19b", "19c"} and declines(t):
+        return None
+    return (path, t, rules) if rules else None
+
+
+def a_decompose(t: Term, path, position: str, bound):
+    """§4.2 in an A-context: position is root, tail (the body of a let binding
+    ``bound``) or bound (the bound term of a let)."""
+    if position != "bound" and is_let(t):
+        if is_let(t.arg):
+            return path, t, {"A-lift"}
+        if elementary(t.arg):
+            pat = t.fun.pat
+            return a_decompose(t.fun.body, path + (("let-body", 0),), "tail",
+                               pat.name if isinstance(pat, Var) else None)
+        return a_decompose(t.arg, path + (("let-bound", 1),), "bound", None)
+    if elementary(t):
+        if position == "tail" and not (isinstance(t, Var) and t.name == bound):
+            return path, t, {"A-tail"}
+        return None
+    if is_let(t):
+        return None  # a let in bound position: the enclosing let lifts it
+    return path, t, {"A-name"}
+
+
+# ---- the properties -----------------------------------------------------------------------
+
+
+def derivations(trace, start):
+    """(start term, steps, result) of the top-level run and of every premise."""
+    out = []
+    stack = [(start, trace, None)]
+    while stack:
+        st_, steps, result = stack.pop()
+        out.append((st_, steps, result))
+        for s in steps:
+            for d in s.premises:
+                stack.append((d.start, d.steps, d.result))
+    return out
+
+
+def check_decompositions(term):
+    """At every step of every derivation the naive decomposer finds the
+    machine's redex, path and rule; the result of each derivation is a value."""
+    r = reduce_recorded(term, MAX_STEPS)
+    for start, steps, result in derivations(r.trace, term):
+        for s in steps:
+            before = s.term_before()
+            found = decompose(before)
+            assert found is not None, (
+                f"step {s.index} ({s.rule}): the naive decomposer finds no redex in "
+                f"{pc.pretty(before)}")
+            path, redex, rules = found
+            assert list(path) == s.path(), (
+                f"step {s.index} ({s.rule}): machine at {s.path()}, documented contexts "
+                f"at {list(path)} ({sorted(rules)}) in {pc.pretty(before)}")
+            assert redex is s.redex or redex == s.redex
+            assert s.rule in rules, (f"step {s.index}: machine used {s.rule}, the documented "
+                                     f"tables give {sorted(rules)} for {pc.pretty(redex)}")
+            if len(rules) > 1:
+                assert OVERLAPS.get(frozenset(rules)) == s.rule, (
+                    f"rules {sorted(rules)} all match {pc.pretty(redex)}")
+                event("overlapping rows of the redex table")
+        value = result if result is not None else r.value
+        assert decompose(value) is None, f"the value {pc.pretty(value)} has a redex"
+    return r
+
+
+@given(S.terms(R, depth=3, budget=15))
+@regressions.examples(regressions.CLOSED_REAL + regressions.DECOMPOSITION)
+def test_unique_decomposition_closed(t):
+    """Closed terms of type ℝ: the machine's decomposition is the documented one."""
+    check_decompositions(t)
+
+
+@settings(max_examples=max(10, settings.default.max_examples // 2))
+@given(S.pullback_applications(depth=2, budget=10))
+def test_unique_decomposition_pullbacks(t):
+    """Pullbacks at a point on a tangent (forward, reverse, premises)."""
+    check_decompositions(t)
+
+
+OPEN = {"x": R, "g": Arrow(R, R), "ω": DualT(R), "φ": Arrow(R, DualT(R)), "v": Prod((R, R))}
+
+
+@given(st.sampled_from([R, Arrow(R, R), DualT(R), Prod((R, R))]).flatmap(
+    lambda ty: S.terms(ty, OPEN, 3, budget=15)))
+def test_unique_decomposition_open(t):
+    """Open terms get stuck on their free variables: the stuck shapes are values."""
+    check_decompositions(t)
+
+
+# ---- determinism ----------------------------------------------------------------------------
+
+
+def fingerprint(trace):
+    """Rules and printed contracta, premises included."""
+    return [(s.rule, s.path(), pc.pretty(s.contractum),
+             [(d.rule, pc.pretty(d.start), fingerprint(d.steps),
+               pc.pretty(d.result) if d.result is not None else None) for d in s.premises])
+            for s in trace]
+
+
+@given(st.one_of(S.terms(R, depth=3, budget=20), S.pullback_applications(depth=2, budget=15),
+                 S.terms(DualT(R), OPEN, 3, budget=20)))
+def test_reduction_is_deterministic(t):
+    """Reducing a term twice (the same object, whose cached flags the first run
+    set, and a fresh parse of its printed form) gives identical traces."""
+    first = reduce_recorded(t, MAX_STEPS)
+    again = pc.reduce(t, max_steps=MAX_STEPS)
+    fresh = pc.reduce(pc.parse(pc.pretty(t)), max_steps=MAX_STEPS)
+    assert fingerprint(first.trace) == fingerprint(again.trace) == fingerprint(fresh.trace)
+    assert pc.pretty(first.value) == pc.pretty(again.value) == pc.pretty(fresh.value)
+
+
+# ---- progress and termination ------------------------------------------------------------
+
+
+CLOSED_TYPES = [R, Prod((R, R)), Arrow(R, R), DualT(R), Arrow(R, DualT(R))]
+
+
+@given(st.one_of(st.sampled_from(CLOSED_TYPES).flatmap(lambda ty: S.terms(ty, None, 3, budget=20)),
+                 S.pullback_applications(depth=2, budget=15),
+                 S.higher_order_programs(budget=15).map(lambda p: p[0])))
+@regressions.examples(regressions.CLOSED_REAL)
+def test_closed_terms_terminate_in_a_value(t):
+    """Progress and termination: a closed well-typed term reduces within the
+    step budget (no error) to a value, in which the naive decomposer finds no
+    redex; at type ℝ the value is a numeral (or 𝟎)."""
+    r = reduce_noted(t)
+    assert decompose(r.value) is None, pc.pretty(r.value)
+    if types_equal(pc.typecheck(t), R) and numeral(r.value) is None:
+        reject_known_bug(r.value)
+        raise AssertionError(f"stuck: {pc.pretty(r.value)}")

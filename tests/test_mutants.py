@@ -48,3 +48,45 @@ def test_the_listing(capsys):
     out = capsys.readouterr().out
     for name in MUTANTS:
         assert name in out
+
+
+def _pytest_under(env_value, *args):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    env = {k: v for k, v in os.environ.items() if k != "PULLBACK_CALC_MUTANT"}
+    if env_value is not None:
+        env["PULLBACK_CALC_MUTANT"] = env_value
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           *args], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_a_mutant_named_in_the_environment_is_in_force_for_the_whole_run():
+    """The documented route, end to end: PULLBACK_CALC_MUTANT=15-swap-partials
+    makes the Jacobian tests fail (the installer once let its context manager
+    be garbage-collected, which restored the rule at once), and the same run
+    without it passes."""
+    target = "tests/test_jacobian.py::test_running_example_row_and_normal_form"
+    clean = _pytest_under(None, target)
+    assert clean.returncode == 0, clean.stdout[-2000:]
+    broken = _pytest_under("15-swap-partials", target)
+    assert broken.returncode == 1, broken.stdout[-2000:]
+    assert "FAILED tests/test_jacobian.py::test_running_example_row_and_normal_form" in broken.stdout
+
+
+def test_install_replaces_the_rule_for_the_process():
+    import pullback_calc.testing.mutants as M
+    original = RULES["20a"]
+    try:
+        mu = M.install("20a-reverse")
+        import gc
+        gc.collect()  # nothing may put the original back behind our back
+        assert RULES["20a"] is not original and M.INSTALLED is mu
+        src, value = WITNESS["20a-reverse"]
+        assert pc.reduce(src).value != pc.parse(value)
+    finally:
+        RULES["20a"] = original
+        M.INSTALLED = None

@@ -26,7 +26,8 @@ from ..reduction import rules as R
 from ..syntax import prims
 from ..syntax.terms import Prim, Sum, Tuple, formal_sum
 
-__all__ = ["MUTANTS", "Mutant", "mutant", "install_from_environment", "ENV_VAR"]
+__all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
+           "INSTALLED"]
 
 ENV_VAR = "PULLBACK_CALC_MUTANT"
 
@@ -91,13 +92,17 @@ MUTANTS = {m.name: m for m in [
 ]}
 
 
+def _lookup(name: str) -> Mutant:
+    try:
+        return MUTANTS[name]
+    except KeyError:
+        raise KeyError(f"no mutant {name!r}; the mutants are: {', '.join(MUTANTS)}") from None
+
+
 @contextlib.contextmanager
 def mutant(name: str) -> Iterator[Mutant]:
     """Within the block, the rule ``MUTANTS[name].label`` is the broken one."""
-    try:
-        mu = MUTANTS[name]
-    except KeyError:
-        raise KeyError(f"no mutant {name!r}; the mutants are: {', '.join(MUTANTS)}") from None
+    mu = _lookup(name)
     original = R.RULES[mu.label]
     R.RULES[mu.label] = mu.make(original)
     try:
@@ -106,15 +111,31 @@ def mutant(name: str) -> Iterator[Mutant]:
         R.RULES[mu.label] = original
 
 
+#: the mutant installed for the whole process by install_from_environment
+INSTALLED: Mutant | None = None
+
+
+def install(name: str) -> Mutant:
+    """Install the mutant ``name`` for the rest of the process.
+
+    Not via ``mutant()``: a generator-based context manager that is entered
+    and then dropped is closed when it is garbage-collected, which would put
+    the original rule back at once (it did: the environment variable had no
+    effect)."""
+    global INSTALLED
+    mu = _lookup(name)
+    R.RULES[mu.label] = mu.make(R.RULES[mu.label])
+    INSTALLED = mu
+    return mu
+
+
 def install_from_environment():
     """Install the mutant named by $PULLBACK_CALC_MUTANT for the rest of the
     process (the test suite's conftest calls this); returns it, or None."""
     name = os.environ.get(ENV_VAR)
     if not name:
         return None
-    ctx = mutant(name)
-    mu = ctx.__enter__()  # never exited: the process is the block
-    return mu
+    return install(name)
 
 
 def main(argv=None) -> int:

@@ -149,6 +149,10 @@ FAMILIES: dict[str, Family] = {
                   [2, 5, 10, 30, 100, 200, 500], [2, 5, 10, 30, 100]),
 }
 
+#: reverse mode's classical bound on the arithmetic of a gradient, as a multiple of
+#: the evaluation's (Griewank & Walther's "cheap gradient principle")
+CHEAP_GRADIENT_BOUND = 4.0
+
 # ======================================================================================
 # one measurement
 # ======================================================================================
@@ -171,6 +175,14 @@ class Case:
     eval_cpu_s: float = 0.0
     grad_cpu_s: float = 0.0
     rule_counts: dict = field(default_factory=dict)
+    eval_arith: int = 0   # rule-4 steps (arithmetic) of the evaluation
+    grad_arith: int = 0   # … of the gradient, back-propagation's included
+
+    @property
+    def arith_ratio(self) -> float:
+        """The cheap-gradient principle, in arithmetic steps: gradient / evaluation
+        (reverse mode's classical bound is 4)."""
+        return self.grad_arith / self.eval_arith if self.eval_arith else float("nan")
 
     @property
     def steps_ratio(self) -> float:
@@ -191,6 +203,7 @@ class Case:
     def to_json(self) -> dict:
         d = asdict(self)
         d.update(steps_ratio=self.steps_ratio, time_ratio=self.time_ratio,
+                 arith_ratio=self.arith_ratio,
                  steps_per_node=self.steps_per_node, us_per_step=self.us_per_step)
         return d
 
@@ -229,6 +242,7 @@ def run_case(family: str | Family, n: int, repeats: Optional[int] = None,
     nodes = eval_steps = grad_steps = 0
     k, i = (repeats or 3), 0
     rule_counts: dict = {}
+    eval_arith = 0
     while i < k:
         f, parse_s, _ = _timed(lambda: pc.parse(src))
         nodes = size(f)
@@ -238,6 +252,7 @@ def run_case(family: str | Family, n: int, repeats: Optional[int] = None,
         j, grad_s, grad_cpu = _timed(lambda: pc.jacobian_row(f, pt, 0, max_steps=max_steps))
         value, grad = r.value, j.row
         eval_steps, grad_steps, rule_counts = r.steps, j.steps, j.rule_counts
+        eval_arith = r.rule_counts.get("4", 0)
         for key, v in (("parse_s", parse_s), ("eval_s", eval_s), ("grad_s", grad_s),
                        ("eval_cpu_s", eval_cpu), ("grad_cpu_s", grad_cpu)):
             best[key] = min(best.get(key, math.inf), v)
@@ -252,7 +267,7 @@ def run_case(family: str | Family, n: int, repeats: Optional[int] = None,
     ok = value_err <= 1e-9 and grad_err <= fam.grad_tol
     return Case(fam.name, n, nodes, best["parse_s"], eval_steps, best["eval_s"], grad_steps,
                 best["grad_s"], k, value_err, grad_err, ok, best["eval_cpu_s"],
-                best["grad_cpu_s"], rule_counts)
+                best["grad_cpu_s"], rule_counts, eval_arith, rule_counts.get("4", 0))
 
 
 # ======================================================================================
@@ -288,7 +303,7 @@ def fit(cases: list[Case], tail: Optional[int] = None) -> dict:
 
 HEADER = (f"{'n':>6} {'nodes':>7} {'parse ms':>9} {'eval st':>8} {'eval ms':>9} "
           f"{'grad st':>8} {'grad ms':>10} {'st ratio':>8} {'t ratio':>8} "
-          f"{'st/node':>7} {'µs/step':>8} {'k':>2} {'max err':>8}")
+          f"{'st/node':>7} {'µs/step':>8} {'k':>2} {'max err':>8} {'arith e/g':>11} {'ratio':>5}")
 
 
 def fmt_row(c: Case) -> str:
@@ -296,7 +311,8 @@ def fmt_row(c: Case) -> str:
     return (f"{c.n:>6} {c.nodes:>7} {1e3 * c.parse_s:>9.1f} {c.eval_steps:>8} "
             f"{1e3 * c.eval_s:>9.1f} {c.grad_steps:>8} {1e3 * c.grad_s:>10.1f} "
             f"{c.steps_ratio:>8.2f} {c.time_ratio:>8.1f} {c.steps_per_node:>7.2f} "
-            f"{c.us_per_step:>8.1f} {c.repeats:>2} {max(c.value_err, c.grad_err):>8.1e}{flag}")
+            f"{c.us_per_step:>8.1f} {c.repeats:>2} {max(c.value_err, c.grad_err):>8.1e} "
+            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f}{flag}")
 
 
 def _verdict(e: float) -> str:
@@ -425,12 +441,18 @@ def main(argv: Optional[list] = None) -> int:
         f_all = fit(cases)
         f_tail = fit(cases, 3) if len(cases) > 3 else None
         print(fmt_fit(nm, f_all, f_tail))
+        worst = max((c.arith_ratio for c in cases), default=float("nan"))
+        cheap = all(c.arith_ratio <= CHEAP_GRADIENT_BOUND for c in cases)
+        print(f"{' ' * len(nm)}  cheap gradient (arithmetic steps, rule 4): worst ratio "
+              f"gradient/evaluation {worst:.2f} <= {CHEAP_GRADIENT_BOUND}: "
+              + ("PASS" if cheap else "FAIL"))
         bad = [c for c in cases if not c.ok]
         print(f"{' ' * len(nm)}  max error {max((max(c.value_err, c.grad_err) for c in cases), default=0):.1e}"
               + (f" -- WRONG at n = {[c.n for c in bad]}" if bad else " (all correct)"))
         report["families"][nm] = {"title": fam.title, "cases": [c.to_json() for c in cases],
                                   "fit_all": f_all, "fit_tail": f_tail, "skipped": skipped}
     total = time.perf_counter() - t_start
+    report["cheap_gradient_bound"] = CHEAP_GRADIENT_BOUND
     print(f"\ntotal {total:.1f} s; " + ("all results correct" if all_ok
                                          else "SOME RESULTS ARE WRONG"))
     report.update(ok=all_ok, total_s=total)

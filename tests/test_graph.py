@@ -116,13 +116,16 @@ def test_strategy_graph_is_the_trace():
 def test_strategy_graph_tells_the_phases_apart():
     row = pc.jacobian_row(RUNNING, [1.5, 2], 0)
     g = strategy_graph(row)
-    assert g.info["phases"] == {"A": 10, "decompose": 6, "forward": 13, "reverse": 21}
+    # reverse: 21 steps before back-propagation arithmetic was made visible; the
+    # extra one is rule 4 adding 2 + 2 after rule 3 collects 2 × dy ⊕ 2 × dy
+    assert g.info["phases"] == {"A": 10, "decompose": 6, "forward": 13, "reverse": 22}
     for ph, style in G.PHASES.items():  # one coloured cluster per phase, and a legend row
         assert f'label="{style.title}"' in g.dot
         assert f'fillcolor="{style.fill}"' in g.dot
         assert style.blurb in g.dot
     for e in g.edges:
-        assert e.phase == row.trace[e.index].phase
+        if e.kind == "step" and e.source.startswith("s"):  # (p…: a premise's own steps)
+            assert e.phase == row.trace[e.index].phase
     # edges are coloured by their step's phase
     for line in g.dot.splitlines():
         m = re.match(r'\s*s\d+ -> s\d+ \[label=" (\d+) ', line)
@@ -171,10 +174,14 @@ def test_long_terms_are_abbreviated_with_the_full_term_as_tooltip():
 def test_long_traces_are_elided_in_the_middle():
     row = pc.jacobian_row(RUNNING, [1.5, 2], 0)
     g = strategy_graph(row, max_steps=10)
-    assert "40 steps not shown" in g.dot
+    assert "41 steps not shown" in g.dot
     assert len([n for n in g.nodes if n.term is None]) == 1
-    assert len([e for e in g.edges if e.kind == "step"]) == 10
-    assert g.nodes[-1].normal and g.nodes[-1].key == _alpha(row.covector)
+    main_steps = [e for e in g.edges if e.kind == "step" and e.source.startswith("s")]
+    assert len(main_steps) == 10
+    # …and the two rule-5 steps shown bring their arithmetic premises (rule 4)
+    assert [e.rule for e in g.edges if e.kind == "step" and e.source.startswith("p")] == ["4", "4"]
+    last = [n for n in g.nodes if n.id.startswith("s")][-1]
+    assert last.normal and last.key == _alpha(row.covector)
 
 
 def test_an_empty_trace_is_one_node():

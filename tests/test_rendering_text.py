@@ -29,7 +29,10 @@ def run(capsys, *argv):
 
 def test_plain_lines_are_unchanged_by_the_new_options(running):
     plain = trace_lines(running.trace)
-    assert len(plain) == len(running.trace) == 52
+    # 52 steps, and rule 5's 4 arithmetic premises (a header line each) with their
+    # 5 rule-4 steps
+    assert len(running.trace) == 52 and running.steps == 57
+    assert len(plain) == 52 + 4 + 5
     assert trace_lines(running.trace, color=False, every=1) == plain
     assert all("\x1b" not in line for line in plain)
     assert plain[0].split()[:3] == ["0", "[A-name]", "A"]
@@ -46,10 +49,12 @@ def test_colour_marks_redex_and_contractum_and_keeps_the_text(running):
 
 def test_filters_by_phase_rule_and_every(running):
     rev = trace_lines(running.trace, phases={"reverse"})
-    assert len(rev) == 23 and all(" reverse " in line for line in rev)
+    assert len(rev) == 23 + 4 + 5 and all(" reverse " in line for line in rev
+                                          if "premise" not in line)
     five15 = trace_lines(running.trace, rules="5,15")
-    assert five15 and all(re.search(r"\[(5|15)\]", line) for line in five15)
-    assert len(five15) == sum(s.rule in ("5", "15") for s in running.trace)
+    five15_steps = [line for line in five15 if re.match(r"\s{0,5}\d+ \[", line)]
+    assert five15_steps and all(re.search(r"\[(5|15)\]", line) for line in five15_steps)
+    assert len(five15_steps) == sum(s.rule in ("5", "15") for s in running.trace)
     every10 = [s.index for s in select_steps(running.trace, every=10)]
     assert every10 == [0, 10, 20, 30, 40, 50]
     rev5 = [s.index for s in select_steps(running.trace, phases="reverse", every=5)]
@@ -126,7 +131,11 @@ def test_cli_trace_jacobian_filters(capsys):
                        "--phase", "reverse", "--rule", "5,15", "--ascii")
     lines = out.splitlines()
     assert code == 0 and lines and out.isascii()
-    assert all(re.search(r"\[(5|15)\]\s+reverse", line) for line in lines)
+    steps = [line for line in lines if re.match(r"\s{0,5}\d+ \[", line)]
+    assert steps and all(re.search(r"\[(5|15)\]\s+reverse", line) for line in steps)
+    # the rest is the arithmetic premises of rule 5, rule-4 steps in the reverse phase
+    assert all(re.search(r"premise \[5\]|\[4\]\s+reverse", line)
+               for line in lines if line not in steps)
     code, out, _ = run(capsys, "trace", "-e", F, "--at", "1.5,2", "--every", "10")
     assert [int(line.split()[0]) for line in out.splitlines()] == [0, 10, 20, 30, 40, 50]
 

@@ -14,12 +14,13 @@ CASES = [
     # rule, term, expected contractum of that rule's first step, expected normal form
     ("1", "(λx. x + 1) 2", "2 + 1", "3"),
     ("2", "π2 ⟨1, 2⟩", "2", "2"),
-    ("3", "1 ⊕ 2 ⊕ 𝟎", "3", "3"),
+    # rule 3 collects; the arithmetic is rule 4's next step, visible in the trace
+    ("3", "1 ⊕ 2 ⊕ 𝟎", "1 + 2", "3"),
     ("3", "⟨1, 2⟩ ⊕ ⟨3, 4⟩", "⟨1 ⊕ 3, 2 ⊕ 4⟩", "⟨4, 6⟩"),
     ("3", "𝟎 5", "𝟎", "𝟎"),
     ("3", "π1 𝟎", "𝟎", "𝟎"),
     ("3", "(λx. x) ⊕ (λy. 2 × y)", "λx. x ⊕ 2 × x", None),
-    ("3", "2 × v ⊕ 3 × v", "5 × v", "5 × v"),
+    ("3", "2 × v ⊕ 3 × v", "(2 + 3) × v", "5 × v"),
     ("4", "sin(0) + exp(0)", "0", "1"),
     ("5", "(λv. 3 × v)⋆ (λw. 2 × w)", "λv. 6 × v", "λv. 6 × v"),
     ("5", "(λv. ⟨v, 3 × v⟩)⋆ (λw. π1 w ⊕ π2 w)", "λv. 4 × v", None),

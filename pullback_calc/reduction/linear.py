@@ -14,6 +14,14 @@ as an ordered dict on the Sum node: one reverse-phase step does Python work
 only for the coefficients of the variables the elementary term used, plus
 one C-level copy of the coefficient table (a persistent map would remove
 that copy; it has not been needed yet).
+
+No arithmetic is done here behind the reduction's back: the normaliser
+*builds* the coefficient of a touched atom as a term (``k × c``, ``c + d``),
+and rule 5 reduces those terms by rule 4 in a premise, so every
+multiplication and addition of back-propagation is a step of the trace
+(``settle``).  Only the identities 1 × c = c and 0 + c = c are used silently:
+they are not operations.  Readers of finished covectors (``to_lincomb`` with
+``fold=True``, the default) still fold numerals, for terms written by hand.
 """
 from __future__ import annotations
 
@@ -45,18 +53,26 @@ def _fold(t: Term) -> Term:
     return t
 
 
-def cmul(a: Term, b: Term) -> Term:
-    if isinstance(a, Num) and isinstance(b, Num):
-        return Num(a.value * b.value)
+def cmul(a: Term, b: Term, fold: bool = True) -> Term:
+    """a × b; with ``fold`` numerals are multiplied here, otherwise the
+    product is left as a term for rule 4 (1 × c is c either way)."""
     if a == ONE:
         return b
     if b == ONE:
         return a
-    return _fold(Prim("mul", (a, b)))
+    if fold and isinstance(a, Num) and isinstance(b, Num):
+        return Num(a.value * b.value)
+    t = Prim("mul", (a, b))
+    return _fold(t) if fold else t
 
 
-def cadd(a: Term, b: Term) -> Term:
-    if isinstance(a, Num) and isinstance(b, Num):
+def cadd(a: Term, b: Term, fold: bool = True) -> Term:
+    """a + b, likewise (0 + c is c)."""
+    if _is_zero(a):
+        return b
+    if _is_zero(b):
+        return a
+    if fold and isinstance(a, Num) and isinstance(b, Num):
         return Num(a.value + b.value)
     return Prim("add", (a, b))
 
@@ -65,25 +81,29 @@ def _is_zero(c: Term) -> bool:
     return isinstance(c, Num) and c.value == 0.0
 
 
-def _scale(d: LinComb, c: Term) -> LinComb:
+def _scale(d: LinComb, c: Term, fold: bool = True) -> LinComb:
     if c == ONE:
         return d
-    return {a: cmul(c, k) for a, k in d.items()}
+    return {a: cmul(c, k, fold) for a, k in d.items()}
 
 
-def _merge_into(acc: LinComb, d: LinComb) -> None:
+def _merge_into(acc: LinComb, d: LinComb, fold: bool = True) -> None:
     for a, k in d.items():
         old = acc.get(a)
-        acc[a] = k if old is None else cadd(old, k)
+        acc[a] = k if old is None else cadd(old, k, fold)
 
 
 # ---- term → linear combination ------------------------------------------------------
 
-def to_lincomb(t: Term, lin: frozenset) -> LinComb:
-    """Read ``t`` (linear in the variables ``lin``) as a linear combination."""
+def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
+    """Read ``t`` (linear in the variables ``lin``) as a linear combination.
+    Without ``fold`` the coefficients that need arithmetic are terms (rule 5
+    then reduces them by rule 4, visibly)."""
     cached = t.__dict__.get("_lcobj")
     if cached is not None:
         return cached.coeffs
+    F = _fold if fold else (lambda u: u)
+    mul = (lambda a, b: cmul(a, b, fold))
     acc: LinComb = {}
     # worklist of (term, coefficient); avoids recursion on long sums
     work: list[tuple[Term, Term]] = [(t, ONE)]
@@ -91,7 +111,7 @@ def to_lincomb(t: Term, lin: frozenset) -> LinComb:
         u, c = work.pop()
         lc = u.__dict__.get("_lcobj")
         if lc is not None:
-            _merge_into(acc, _scale(lc.coeffs, c))
+            _merge_into(acc, _scale(lc.coeffs, c, fold), fold)
         elif isinstance(u, Zero):
             pass
         elif isinstance(u, Sum):
@@ -100,21 +120,21 @@ def to_lincomb(t: Term, lin: frozenset) -> LinComb:
             a = u.args
             if u.op == "mul":
                 if not (fv(a[0]) & lin):
-                    work.append((a[1], cmul(c, _fold(a[0]))))
+                    work.append((a[1], mul(c, F(a[0]))))
                 elif not (fv(a[1]) & lin):
-                    work.append((a[0], cmul(c, _fold(a[1]))))
+                    work.append((a[0], mul(c, F(a[1]))))
                 else:
-                    _merge_into(acc, {u: c})  # not linear: keep as an atom
+                    _merge_into(acc, {u: c}, fold)  # not linear: keep as an atom
             elif u.op == "div" and not (fv(a[1]) & lin):
-                work.append((a[0], cmul(c, _fold(Prim("div", (ONE, a[1]))))))
+                work.append((a[0], mul(c, F(Prim("div", (ONE, a[1]))))))
             elif u.op == "neg":
-                work.append((a[0], cmul(c, Num(-1.0))))
+                work.append((a[0], mul(c, Num(-1.0))))
             elif u.op == "add":
                 work.extend([(a[1], c), (a[0], c)])
             elif u.op == "sub":
-                work.extend([(a[1], cmul(c, Num(-1.0))), (a[0], c)])
+                work.extend([(a[1], mul(c, Num(-1.0))), (a[0], c)])
             else:
-                _merge_into(acc, {u: c})
+                _merge_into(acc, {u: c}, fold)
         elif isinstance(u, Proj):
             x = u.arg
             if isinstance(x, Tuple):
@@ -128,7 +148,7 @@ def to_lincomb(t: Term, lin: frozenset) -> LinComb:
                 if x2 is not x:
                     work.append((Proj(u.index, x2), c))
                 else:
-                    _merge_into(acc, {u: c})
+                    _merge_into(acc, {u: c}, fold)
         elif isinstance(u, App):
             f = _reduce_atom(u.fun, lin)
             if isinstance(f, Lam):
@@ -143,12 +163,12 @@ def to_lincomb(t: Term, lin: frozenset) -> LinComb:
             elif f is not u.fun:
                 work.append((App(f, u.arg), c))
             else:
-                _merge_into(acc, {u: c})
+                _merge_into(acc, {u: c}, fold)
         elif isinstance(u, Num):
             if u.value != 0.0:
-                _merge_into(acc, {ONE: cmul(c, u)})  # affine part; linear terms have none
+                _merge_into(acc, {ONE: mul(c, u)}, fold)  # affine part; linear terms have none
         else:
-            _merge_into(acc, {u: c})
+            _merge_into(acc, {u: c}, fold)
     return {a: k for a, k in acc.items() if not _is_zero(k)}
 
 
@@ -247,15 +267,20 @@ def _match(pat: Term, val: Term, out: dict) -> None:
             bind_pattern(p, v, out)
 
 
-def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None) -> Term:
+def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
+            settle=None) -> Term:
     """⟦T[S/w]⟧ for the functional λw.T and the linear map body S (linear in
     ``map_lin``): the body of the composite covector, in linear normal form.
     ``reduce`` reduces the image of a compound atom (rule 5's premise).
+    ``settle`` reduces the coefficient terms that the composition built
+    (``k × c``, ``c + d``) to values -- rule 5's arithmetic premise, by rule 4;
+    without it the numerals are folded here (for callers outside a reduction).
 
     Only the atoms that mention a re-bound variable are touched: at a rule-8
     stage that is the one variable the stage introduced, so a reverse step
     costs the size of the elementary term, not the size of the covector.
     """
+    fold = settle is None
     m: dict = {}
     _match(functional.pat, map_body, m)
     lc = lincomb_of(functional.body, PatVars(functional.pat))
@@ -266,13 +291,15 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None) ->
         for atom, k in lc.coeffs.items():
             hit = fv(atom) & m.keys()
             if not hit:
-                _merge_into(out, {atom: k})
+                _merge_into(out, {atom: k}, fold)
             else:
                 image = subst(atom, {x: m[x] for x in hit})
                 if reduce is not None:  # substituting into a compound atom can make a redex
                     image = reduce(image)
-                _merge_into(out, _scale(to_lincomb(image, map_lin), k))
-        return from_lincomb({a: k for a, k in out.items() if not _is_zero(k)})
+                _merge_into(out, _scale(to_lincomb(image, map_lin, fold), k, fold), fold)
+        lc2 = _lc_from_dict(out)
+        _settle(lc2, list(out), settle)
+        return term_of(lc2)
     coeffs, terms, cx = dict(lc.coeffs), dict(lc.terms), lc.cx
     # simultaneous substitution: take every re-bound coordinate out first,
     # then add the images (which may mention the same names, meaning others)
@@ -282,18 +309,34 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None) ->
         if k is not None:
             del terms[Var(x)]
             taken.append((k, image))
+    touched: dict = {}
     for k, image in taken:
-        for a, c in _scale(to_lincomb(image, map_lin), k).items():
+        for a, c in _scale(to_lincomb(image, map_lin, fold), k, fold).items():
             old = coeffs.get(a)
-            new = c if old is None else cadd(old, c)
-            if _is_zero(new):
-                coeffs.pop(a, None); terms.pop(a, None)
-                continue
-            coeffs[a] = new
-            terms[a] = _summand(a, new)
+            coeffs[a] = c if old is None else cadd(old, c, fold)
+            terms[a] = None  # (placeholder: keeps the atom's place; filled by _settle)
+            touched[a] = True
             if not isinstance(a, Var):
                 cx = cx | fv(a)
-    return term_of(LC(coeffs, terms, cx))
+    out_lc = LC(coeffs, terms, cx)
+    _settle(out_lc, list(touched), settle)
+    return term_of(out_lc)
+
+
+def _settle(lc: LC, atoms: list, settle) -> None:
+    """Give the touched ``atoms`` of ``lc`` value coefficients: the ones that
+    are arithmetic terms are reduced together by ``settle`` (one premise);
+    zero coefficients drop their atom."""
+    pending = [a for a in atoms if isinstance(lc.coeffs[a], Prim)] if settle else []
+    if pending:
+        for a, v in zip(pending, settle([lc.coeffs[a] for a in pending])):
+            lc.coeffs[a] = v
+    for a in atoms:
+        k = lc.coeffs[a]
+        if _is_zero(k):
+            del lc.coeffs[a], lc.terms[a]
+        else:
+            lc.terms[a] = _summand(a, k)
 
 
 def coefficient(d: LinComb, atom: Term) -> Optional[Term]:

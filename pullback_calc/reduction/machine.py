@@ -138,9 +138,12 @@ class Step:
     contractum: Term
     ctx: Optional[Ctx] = field(repr=False)
     premises: list = field(default_factory=list)
+    phase_hint: Optional[str] = field(default=None, repr=False)  # set by the enclosing premise
 
     @property
     def phase(self) -> str:
+        if self.phase_hint is not None:
+            return self.phase_hint
         if self.rule.startswith("A-"):
             return "A"
         if self.rule in ("7", "8"):
@@ -183,6 +186,7 @@ class Machine:
         self.steps_taken = 0
         self.rule_counts: dict[str, int] = {}
         self._premises: Optional[list] = None
+        self._phase: Optional[str] = None  # the phase of the premise being run, if it says
 
     # public ------------------------------------------------------------------------
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
@@ -191,16 +195,19 @@ class Machine:
             value = self._run(term, trace)
         return value, trace
 
-    def premise(self, term: Term, rule: str, keep_trivial: bool = True) -> Term:
+    def premise(self, term: Term, rule: str, keep_trivial: bool = True,
+                phase: Optional[str] = None) -> Term:
         """Run a premise's sub-derivation and attach it to the current step
-        (one with no steps only if ``keep_trivial``)."""
+        (one with no steps only if ``keep_trivial``); ``phase`` labels its
+        steps (rule 5's arithmetic is back-propagation: "reverse")."""
         d = Derivation(rule, term, [])
-        outer = self._premises
+        outer, outer_phase = self._premises, self._phase
         self._premises = None
+        self._phase = phase or outer_phase
         try:
             d.result = self._run(term, d.steps)
         finally:
-            self._premises = outer
+            self._premises, self._phase = outer, outer_phase
         if outer is not None and (d.steps or keep_trivial):
             outer.append(d)
         return d.result
@@ -242,7 +249,7 @@ class Machine:
             finally:
                 self._premises = outer
             if self.record:
-                trace.append(Step(len(trace), label, t, contractum, ctx, prem))
+                trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
             state = ("down", ctx, contractum, None)
 
     # descending: find the next redex inside t --------------------------------------

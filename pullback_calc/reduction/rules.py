@@ -30,7 +30,8 @@ class Declined(Exception):
 
 
 class Premises(Protocol):
-    def premise(self, term: Term, rule: str) -> Term: ...
+    def premise(self, term: Term, rule: str, keep_trivial: bool = True,
+                phase: Optional[str] = None) -> Term: ...
 
 
 def _a_rule(f):
@@ -213,7 +214,7 @@ def _normalize_sum(t: Sum) -> Term:
     coeffs: dict = {}
     for u in items:
         if isinstance(u, Num):
-            num = u if num is None else Num(num.value + u.value)
+            num = u if num is None else linear.cadd(num, u, fold=False)  # rule 4 adds them
         elif isinstance(u, Tuple):
             tuples.append(u)
         elif isinstance(u, Lam):
@@ -247,8 +248,8 @@ def _normalize_sum(t: Sum) -> Term:
             out.extend([a] * len(cs))
             continue
         c = linear.ONE if cs[0] is None else cs[0]
-        for d in cs[1:]:
-            c = linear.cadd(c, linear.ONE if d is None else d)
+        for d in cs[1:]:  # (c + d) × A: the addition is rule 4's next step
+            c = linear.cadd(c, linear.ONE if d is None else d, fold=False)
         if isinstance(c, Num) and c.value == 0.0:
             continue
         out.append(a if c == linear.ONE else Prim("mul", (c, a)))
@@ -303,7 +304,18 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     if not shares and fv(f) & PatVars(pat):  # a name of the functional would be captured
         pat, body = _rename_all(pat, body)
     return Lam(pat, linear.compose(f, body, PatVars(pat),
-                                   lambda u: m.premise(u, "5", keep_trivial=False)))
+                                   lambda u: m.premise(u, "5", keep_trivial=False),
+                                   lambda cs: _arithmetic(cs, m)))
+
+
+def _arithmetic(coefficients: list, m: Premises) -> list:
+    """Rule 5's arithmetic premise: the coefficient terms the composition
+    built (k × c, c + d) reduce -- by rule 4, one step per operation -- to
+    values, together, as one tuple."""
+    if len(coefficients) == 1:
+        return [m.premise(coefficients[0], "5", keep_trivial=False, phase="reverse")]
+    v = m.premise(Tuple(tuple(coefficients)), "5", keep_trivial=False, phase="reverse")
+    return list(v.items)
 
 
 def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:

@@ -273,10 +273,20 @@ def render_dot(source: str, format: str = "svg", dpi: Optional[int] = None) -> b
     try:
         return _render_dot(source, format, dpi)
     except RenderError as e:
-        if "init_rank" not in str(e) or "newrank=true" not in source:
-            raise
-        return _render_dot(source.replace(", newrank=true", "").replace("newrank=true, ", ""),
-                           format, dpi)
+        msg = str(e)
+        if "init_rank" in msg and "newrank=true" in source:
+            return render_dot(source.replace(", newrank=true", "").replace("newrank=true, ", ""),
+                              format, dpi)
+        if any(k in msg for k in _SPLINE_FAILURES) and "splines=line" not in source:
+            # dot's spline router fails on some cluster layouts ("triangulation
+            # failed"); straight edges need no routing
+            head, sep, rest = source.partition("{\n")
+            return render_dot(f"{head}{sep}  splines=line;\n{rest}", format, dpi)
+        raise
+
+
+#: what graphviz says when its spline router, not the graph, is at fault
+_SPLINE_FAILURES = ("triangulation failed", "Pshortestpath failed", "routesplines")
 
 
 def _render_dot(source: str, format: str, dpi: Optional[int]) -> bytes:

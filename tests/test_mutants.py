@@ -16,6 +16,7 @@ WITNESS = {
     "12-drop-summand": ("(J(λ⟨x, y⟩. x ⊕ y ⊕ 7)·⟨3, 4⟩) ⟨1, 2⟩", "7"),
     "15-swap-partials": ("(J(λ⟨x, y⟩. x × y)·⟨1, 0⟩) ⟨2, 3⟩", "3"),
     "20a-reverse": ("(J(λ⟨x, y⟩. ⟨y, x⟩)·⟨3, 4⟩) ⟨1, 2⟩", "⟨4, 3⟩"),
+    "5-drop-accumulation": ("Ω(λx. let y = 2 × x in x × y) (λz. λw. w) 3", "λdx. 12 × dx"),
 }
 
 

@@ -73,6 +73,38 @@ def _reverse_tuple(original):
     return broken
 
 
+class _DroppingAdditions:
+    """The premises a rule runs, with every addition ``a + b`` of an arithmetic
+    (phase "reverse") premise replaced by ``a`` before it is reduced."""
+
+    def __init__(self, machine):
+        self.machine = machine
+
+    def premise(self, term, rule, keep_trivial=True, phase=None):
+        if phase == "reverse":
+            term = _first_operands(term)
+        return self.machine.premise(term, rule, keep_trivial, phase)
+
+
+def _first_operands(t):
+    """t with a + b ↦ a throughout (coefficient terms are small: recursion is fine)."""
+    if isinstance(t, Prim):
+        if t.op == "add":
+            return _first_operands(t.args[0])
+        return Prim(t.op, tuple(_first_operands(a) for a in t.args))
+    if isinstance(t, Tuple):
+        return Tuple(tuple(_first_operands(a) for a in t.items))
+    return t
+
+
+def _drop_accumulation(original):
+    """Rule 5 whose arithmetic premise forgets to add: the adjoint of a variable
+    used twice keeps one contribution (fan-out is not summed)."""
+    def broken(t, m):
+        return original(t, _DroppingAdditions(m))
+    return broken
+
+
 MUTANTS = {m.name: m for m in [
     Mutant("16c-drop-summand", "16c",
            "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
@@ -89,6 +121,9 @@ MUTANTS = {m.name: m for m in [
            _swap_partials),
     Mutant("20a-reverse", "20a", "rule 20a builds the tuple of Jacobians in reverse order",
            _reverse_tuple),
+    Mutant("5-drop-accumulation", "5",
+           "rule 5's arithmetic premise keeps only the first operand of each addition "
+           "(adjoints of a variable used twice are not summed)", _drop_accumulation),
 ]}
 
 

@@ -574,13 +574,22 @@ def cmd_demo(args, out) -> int:
         f"reached in {r.steps} steps, in four phases:",
     ]
     counts: dict = {}
+    inner: dict = {}  # steps inside premises (rule 5's arithmetic, …), by the phase they serve
+
+    def count_premises(step, phase):
+        for d in step.premises:
+            for s in d.steps:
+                inner[phase] = inner.get(phase, 0) + 1
+                count_premises(s, phase)
     for step in r.trace:
         counts[step.phase] = counts.get(step.phase, 0) + 1
+        count_premises(step, step.phase)
     phase = None
     for step in r.trace:
         if step.phase != phase:
             phase = step.phase
-            lines += ["", f"== {PHASES.get(phase, phase)}  [{counts[phase]} steps] =="]
+            extra = f", and {inner[phase]} in premises" if inner.get(phase) else ""
+            lines += ["", f"== {PHASES.get(phase, phase)}  [{counts[phase]} steps{extra}] =="]
         lines.extend(trace_lines([step], u, width))  # the step (and premises, if any)
     lines += ["", f"normal form (the covector): {pretty(r.covector, u)}",
               f"Jacobian at {_fmt_point(DEMO_POINT)}: {_fmt_row(r.row)}", ""]

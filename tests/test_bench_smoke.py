@@ -36,6 +36,10 @@ def test_smallest_sizes(bench, family):
         assert c.nodes > 0 and c.eval_steps > 0 and c.grad_steps > c.eval_steps
     a, b = c1.steps_per_node, c2.steps_per_node
     assert max(a, b) / min(a, b) < 1.5, (a, b)
+    # the cheap-gradient principle in arithmetic (rule-4) steps, which are deterministic
+    for c in (c1, c2):
+        assert c.eval_arith > 0 and c.grad_arith > c.eval_arith
+        assert c.arith_ratio <= bench.CHEAP_GRADIENT_BOUND, (c.n, c.eval_arith, c.grad_arith)
 
 
 def test_references_agree(bench):

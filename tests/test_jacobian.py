@@ -153,3 +153,38 @@ def test_the_trace_replays_as_a_sequence_of_terms():
         assert s.term_after() == t.term_before()
     assert r.trace[-1].term_after() == r.value
     assert size(r.value) == 1
+
+
+def _arithmetic(trace):
+    """The rule-4 steps of a trace, premises included, by function symbol."""
+    from collections import Counter
+    ops: Counter = Counter()
+
+    def walk(steps):
+        for s in steps:
+            if s.rule == "4":
+                ops[s.redex.op] += 1
+            for d in s.premises:
+                walk(d.steps)
+    walk(trace)
+    return ops
+
+
+def test_every_operation_of_back_propagation_is_a_step():
+    """A sin chain of depth N: N sin forward, N cos for the partials and the
+    N − 1 multiplications of the adjoints (rule 5's premises), each a rule-4
+    step; evaluating the chain takes the N sin alone."""
+    n = 100
+    f = "λx. " + "sin(" * n + "x" + ")" * n
+    assert _arithmetic(pc.jacobian_row(f, [0.7], 0).trace) == {"sin": n, "cos": n, "mul": n - 1}
+    assert _arithmetic(pc.reduce(f"({f}) 0.7").trace) == {"sin": n}
+
+
+def test_the_running_example_shows_its_reverse_arithmetic():
+    r = pc.jacobian_row(RUNNING, [1.5, 2], 0)
+    reverse_premises = [(pc.pretty(d.start), pc.pretty(d.result))
+                        for s in r.trace if s.rule == "5" for d in s.premises]
+    assert reverse_premises == [("⟨35 × 7, 35 × 2.5⟩", "⟨245, 87.5⟩"), ("87.5 × 4", "350"),
+                                ("87.5 × 2", "175"), ("175 + 245", "420")]
+    assert all(x.phase == "reverse" for s in r.trace if s.rule == "5"
+               for d in s.premises for x in d.steps)

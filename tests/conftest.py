@@ -3,10 +3,16 @@
 Profiles (tests/properties): ``ci`` (the default, bounded in time) and
 ``thorough`` (long runs, failures kept in the local example database);
 choose with ``--hypothesis-profile=thorough`` or the environment variable
-``PULLBACK_CALC_PROFILE=thorough``.  ``--rule-coverage`` prints, at the end
-of the session, how often each rule fired in the reductions the property
-tests ran.  ``PULLBACK_CALC_MUTANT=NAME`` runs everything with a
-deliberately broken rule (``python -m pullback_calc.testing.mutants`` lists them).
+``PULLBACK_CALC_PROFILE=thorough``.  ``ci`` is derandomized: every run draws
+the same examples (seeded from each test's name), so a red CI always means a
+change broke something, never an unlucky draw.  ``thorough`` stays random and
+keeps its failures in ``.hypothesis/``; a counterexample it finds is added as
+an explicit ``@example`` (the lists in tests/properties/regressions.py), so
+that ``ci`` checks it on every run from then on.  ``--rule-coverage``
+prints, at the end of the session, how often each rule fired in the
+reductions the property tests ran.  ``PULLBACK_CALC_MUTANT=NAME`` runs
+everything with a deliberately broken rule (``python -m
+pullback_calc.testing.mutants`` lists them).
 """
 import os
 
@@ -16,7 +22,7 @@ from pullback_calc.testing.mutants import install_from_environment
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("ci", max_examples=40, deadline=None, database=None,
-                          suppress_health_check=_QUIET, print_blob=True)
+                          derandomize=True, suppress_health_check=_QUIET, print_blob=True)
 settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=_QUIET, print_blob=True)
 settings.load_profile(os.environ.get("PULLBACK_CALC_PROFILE", "ci"))

@@ -246,8 +246,7 @@ def test_covectors_are_the_expected_terms(name):
 
 
 def _oracle_number_cases():
-    for name in sorted(NUMBERS):
-        yield pytest.param(name, id=name)
+    return [pytest.param(name, id=name) for name in sorted(NUMBERS)]
 
 
 @pytest.mark.parametrize("name", _oracle_number_cases())
@@ -256,9 +255,8 @@ def test_numbers_agree_with_the_oracle(name):
 
 
 def _covector_cases():
-    for name in sorted(COVECTORS):
-        for tangent, value in COVECTORS[name]:
-            yield pytest.param(name, tangent, value, id=f"{name}-{tangent}")
+    return [pytest.param(name, tangent, value, id=f"{name}-{tangent}")
+            for name in sorted(COVECTORS) for tangent, value in COVECTORS[name]]
 
 
 @pytest.mark.parametrize("name,tangent,value", _covector_cases())
@@ -273,10 +271,9 @@ def test_covectors_applied_agree_with_the_oracle(name, tangent, value):
 
 
 def _header_commands():
-    for name in NAMES:
-        for line in header(name):
-            if line.startswith("pullback-calc reduce"):
-                yield pytest.param(name, line, id=f"{name}: {line[len('pullback-calc '):]}")
+    return [pytest.param(name, line, id=f"{name}: {line[len('pullback-calc '):]}")
+            for name in NAMES for line in header(name)
+            if line.startswith("pullback-calc reduce")]
 
 
 @pytest.mark.parametrize("name,command", _header_commands())

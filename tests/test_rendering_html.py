@@ -47,7 +47,9 @@ def test_page_is_self_contained(running):
     assert not re.search(r"(src|href)\s*=|https?://|@import|url\(", page.replace(
         "http://www.w3.org", "")), "the page must not load anything"
     doc = embedded(page)
-    assert doc["top"] == 52 and len(doc["S"]) == 52 and doc["D"] == []
+    # 52 steps in the main derivation, 57 in all: rule 5's arithmetic premises hold 5
+    assert doc["top"] == 52 and len(doc["S"]) == 57 and len(doc["D"]) == 4
+    assert doc["D"][0][1:3] == ["⟨35 × 7, 35 × 2.5⟩", "⟨245, 87.5⟩"]
     assert doc["value"] == "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx"
     assert set(doc["docs"]) == set(doc["rules"]) and doc["docs"]["pb"].startswith("(pb)")
 
@@ -79,15 +81,15 @@ def test_page_size_is_linear():
 
 def test_trace_view(running):
     v = view(running)
-    assert isinstance(v, TraceView) and len(v) == 52
+    assert isinstance(v, TraceView) and len(v) == 52  # the main derivation's steps
     html = v._repr_html_()
     assert html.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in html
-    assert "[420.0, 350.0]" in v.title and "52 steps" in repr(v)
+    assert "[420.0, 350.0]" in v.title and "52 steps" in repr(v)  # (57 with premises)
     assert "<TraceView" in repr(view(running.trace))
     assert "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx" in result_repr_html(running)
-    assert "52 steps" in result_repr_html(running)
+    assert "57 steps" in result_repr_html(running)
     assert "\\documentclass" in v.to_latex(standalone=True)
-    assert json.loads(v.to_json())["steps"] == 52
+    assert json.loads(v.to_json())["steps"] == 57  # every step, premises included
 
 
 def test_trace_view_save(tmp_path, running):

@@ -48,7 +48,14 @@ CASES = [
     ("19a", "(J(λf. f 3)·g) h", "g 3", "g 3"),
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩",
      "g 2 ⊕ (J(λu. sin(u))·1) 2", None),
-    ("19c", "(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨λu. sin(u), 2⟩", "(J(λu. sin(u))·1) 2", None),
+    # 19b with a constant function (â₁ = 𝟎): the summand â₁ ā₂ is left out
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨λu. sin(u), 2⟩", "(J(λu. sin(u))·1) 2", None),
+    # 19b on a function that cannot be looked inside (h free): η, λz. h z
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨h, 2⟩", "g 2 ⊕ (J(λz. h z)·1) 2", None),
+    # 19c: the premise T₀ is zero (a constant argument), so only the function varies
+    ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩", "g 2", "g 2"),
+    ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 𝟎⟩) ⟨h, 2⟩", "g 2", "g 2"),   # ā₁ = h: not looked inside
+    ("19c", "(J(λ⟨x, y⟩. h y)·⟨1, 0⟩) ⟨2, 3⟩", "𝟎", "𝟎"),     # p not in a₁: â₁ = 𝟎
     ("20a", "(J(λ⟨x, y⟩. ⟨y, x⟩)·⟨3, 4⟩) ⟨1, 2⟩",
      "⟨(J(λ⟨x, y⟩. y)·⟨3, 4⟩) ⟨1, 2⟩, (J(λ⟨x, y⟩. x)·⟨3, 4⟩) ⟨1, 2⟩⟩", "⟨4, 3⟩"),
     ("20b", "Ω(λx. let y = sin(x) in y × x) (λz. λw. w) 2",
@@ -100,6 +107,7 @@ def test_premises_are_recorded_for_rules_with_a_proof_tree():
     for rule, src in [("16b", "(J(λx. (λv. x × v)⋆ ω)·1) 2"),
                       ("18", "(J(λx. λy. x × y)·1) 2"),
                       ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩"),
+                      ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩"),
                       ("17", "(J(λx. Ω(λu. x × u) ω)·1) 2")]:
         step = first_step(pc.reduce(src).trace, rule)
         assert step.premises, rule
@@ -262,7 +270,9 @@ def test_d_eval_into_the_zero_function():
     r = pc.reduce("Ω(λx. Ω(λy. 3) (λz. λw. w) x x) (λz. λw. w) 1 1")
     assert r.value in (pc.parse("𝟎"), pc.parse("0"))
     assert pc.reduce("(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨𝟎, 2⟩").value == pc.parse("g 2")
-    assert pc.reduce("(J(λx. f x)·1) 2").steps == 0  # f free: a value (the paper's value 2)
+    # f free: a value (the paper's value 1); 19b runs its premise T₀ = 1, then declines
+    r = pc.reduce("(J(λx. f x)·1) 2")
+    assert r.trace == [] and r.value == pc.parse("(J(λx. f x)·1) 2")
 
 
 def test_rule_13_product_rule_through_a_function_of_the_environment():

@@ -498,6 +498,11 @@ PROGRESS = [
      "0.3", "1"),
     ("Ω(λa. Ω(λg. g (g (g a))) (λz. λw. w) (λx. a × x) (λx. x)) (λz. λw. w) 0.5 1",
      "0.5", "1"),
+    # found by test_prop_progress (thorough): the stuck function k (k 1 1) (rule 17, η-form)
+    ("Ω(λx. let k = λx. π1 ⟨λx. 1, x⟩ in Ω(λx. k (k 1 1) x) (λz. λw. w) 1 1) "
+     "(λz. λw. w) 0.1 0.25", "0.1", "0.25"),
+    ("Ω(λx. let k = λa. λb. a × x × b in Ω(λy. k (k y y) y) (λz. λw. w) x 1) "
+     "(λz. λw. w) 0.5 1", "0.5", "1"),
     # a function component of the point applied to another component
     ("Ω(λp. J(λ⟨x, f⟩. x f)·⟨λg. g 1, λy. y × y⟩ ⟨p, λy. 3 × y⟩) (λz. λw. w) "
      "(λg. g 2) (λg. g 5)", "λg. g 2", "λg. g 5"),

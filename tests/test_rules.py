@@ -52,6 +52,11 @@ CASES = [
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨λu. sin(u), 2⟩", "(J(λu. sin(u))·1) 2", None),
     # 19b on a function that cannot be looked inside (h free): η, λz. h z
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨h, 2⟩", "g 2 ⊕ (J(λz. h z)·1) 2", None),
+    # … a stuck application: its body h 3 z is left as it is (a value, never A-reduced)
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨h 3, 2⟩", "g 2 ⊕ (J(λz. h 3 z)·1) 2",
+     "g 2 ⊕ (J(λz. h 3 z)·1) 2"),
+    # value 1 in a larger environment: one step to its η-form, a value
+    ("19b", "(J(λ⟨x, y⟩. h y)·⟨1, 3⟩) ⟨2, 5⟩", "(J(λz. h z)·3) 5", "(J(λz. h z)·3) 5"),
     # 19c: the premise T₀ is zero (a constant argument), so only the function varies
     ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩", "g 2", "g 2"),
     ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 𝟎⟩) ⟨h, 2⟩", "g 2", "g 2"),   # ā₁ = h: not looked inside
@@ -208,6 +213,32 @@ def test_rules_19b_19c_decline_too():
                 "(J(λg. J(λx. g (g x))·1)·δ) h",
                 "(J(λx. (J(λy. h (x × y))·1) 2)·1) 3"]:
         assert pc.reduce(src, max_steps=20_000).steps < 20_000
+
+
+def test_rule_19b_keeps_the_derivative_of_an_unknown_function_as_value_1():
+    # (J(λz. g z)·T) W with g free is value 1: 19b runs its premise and declines
+    r = pc.reduce("(J(λz. g z)·3) 5")
+    assert r.trace == [] and alpha_eq(r.value, pc.parse("(J(λz. g z)·3) 5"))
+    # the η-form's body is not A-reduced while the function is stuck ...
+    r = pc.reduce("(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨h 3, 2⟩")
+    assert [s.rule for s in r.trace] == ["19b"]
+    # ... and reduces once it is known
+    r = pc.reduce("(λh. (J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨h 3, 2⟩) (λa. λb. a × b × b)")
+    assert r.value == pc.parse("12")
+
+
+def test_rule_17_moves_the_function_of_an_eta_form_into_the_point():
+    # J(λz. F z)·1 with F = k (k 1 1) not linear in k: no premise, F goes to the point;
+    # d/dk of u ↦ ∂z k(k(1,1), z) at k = (a,b) ↦ ab along (a,b) ↦ a + b is 3
+    src = "(J(λk. J(λz. k (k 1 1) z)·1)·(λa. λb. a + b)) (λa. λb. a × b)"
+    r = pc.reduce(f"({src}) 0.7")
+    assert r.value == pc.parse("3")
+    step = first_step(r.trace, "17")
+    assert not step.premises
+    w = step.contractum.fun.lam.body.body  # (J(λ⟨z, g⟩. g z)·⟨1, 𝟎⟩) ⟨u, k (k 1 1)⟩
+    assert alpha_eq(w.fun, pc.parse("J(λ⟨z, g⟩. g z)·⟨1, 𝟎⟩"))
+    from pullback_calc.testing.oracle import apply, evaluate
+    assert apply(evaluate(src), 0.7) == 3.0
 
 
 def test_rule_13_with_an_inner_binder_shadowing_p():

@@ -522,12 +522,20 @@ def jac_pullback(t: App, m: Premises) -> Term:
     reduct, which rule 18 then differentiates.  This is what nests AD.
     A pullback along a variable g is read as the pullback along λy. g y.
     If E u does not reduce (its function is a free variable) the rule
-    declines and the redex is a value, like the paper's values 1 and 2."""
+    declines and the redex is a value, like the paper's values 1 and 2.
+    A Jacobian J(λz. F z)·a of a function F that 19b could not look inside
+    (its η-form) has no premise: F moves from the map into the point,
+    W = (J(λ⟨z, g⟩. g z)·⟨a, 𝟎⟩) ⟨u, F⟩, which D-eval differentiates."""
     p, E, P, V, env = _parts(t)
     if isinstance(E, Pullback) and not isinstance(E.fun, Lam):
         y = Var(fresh("y"))  # Ω(g)a for a variable g: pull back along λy. g y
         E = Pullback(Lam(y, App(E.fun, y)), E.form)
     u = Var(fresh("u"))
+    if isinstance(E, Jac) and _eta_map(E.lam):
+        z, g = Var(fresh("z")), Var(fresh("g"))
+        W = App(Jac(Lam(Tuple((z, g)), App(g, z)), Tuple((E.along, ZERO))),
+                Tuple((u, E.lam.body.fun)))
+        return App(Jac(Lam(p, Lam(u, W)), P), V)
     W = m.premise(App(E, u), "17")
     if isinstance(W, App) and W.fun == E:
         raise Declined("17")
@@ -603,11 +611,14 @@ def jac_application(t: App, m: Premises):
     a₂, (J(λp.a₂)·P) V ⇓ T₀ (premise) and T₀ is not zero  -- the D-eval rule:
     the derivative of an evaluation is the derivative in the function plus
     the derivative of the function along the argument's derivative.  λz.S is
-    ā₁ itself, or the abstraction of its reduct at a fresh point when ā₁ is a
-    pullback, Jacobian or dual map; when ā₁ cannot be looked inside (a
-    variable, a stuck application) it is λz. ā₁ z (η), and the redex is a
-    value (the paper's values 1 and 2) if moreover â₁ is zero.  A summand
-    that is zero (â₁ = 𝟎, or ā₁ = 𝟎, the zero function) is left out.
+    ā₁ itself; or λu.W, W the reduct of ā₁ u at a fresh point u (a second
+    premise), when ā₁ is a pullback, Jacobian, dual map or sum and that makes
+    progress; otherwise (ā₁ a variable, a stuck application or projection, an
+    operator stuck at u) λz. ā₁ z, by η, its body left as it is: then
+    (J(λz. ā₁ z)·T₀) ā₂ is a value -- the paper's value 1, for a function
+    nothing is known about yet -- until ā₁ is substituted.  A zero summand
+    (â₁ zero, or ā₁ = 𝟎, the zero function) is left out, and the rule
+    declines when the redex already is (J(λz. g z)·T₀) ā₂, g not z.
 
     (19c) (J(λp. a₁ a₂)·P) V → â₁ ā₂  when the premise T₀ is zero: the
     argument is constant, so only the function varies (𝟎 when a₁ does not
@@ -628,8 +639,15 @@ def jac_application(t: App, m: Premises):
         if _eta_form(t):
             raise Declined("19b")  # it is that value already
         z = Var(fresh("z"))
-        f = Lam(z, _flag_anf(App(fbar, z)))  # left as it is: a value, never A-reduced
+        f = Lam(z, _flag_anf(App(fbar, z)))  # never A-reduced: a value while ā₁ is stuck
     return formal_sum(first + [App(Jac(f, T0), arg)])
+
+
+def _eta_map(lam: Lam) -> bool:
+    """Is lam λz. F z with z not free in F (the map of 19b's η-form)?"""
+    b = lam.body
+    return isinstance(lam.pat, Var) and isinstance(b, App) and b.arg == lam.pat \
+        and lam.pat.name not in fv(b.fun)
 
 
 def _eta_form(t: App) -> bool:

@@ -53,12 +53,16 @@ CLOSED_REAL = [
     "((λω. (λx. ((λx. x)⋆ ((λy. y × x)⋆ ω)) 3)⋆ (λw. w))⋆ (λf. f 1)) (λw. w)",
     # D-eval into a Jacobian value at a symbolic point (bug d-eval-into-jacobian-value, was
     # stuck): 19c no longer looks inside the function when the argument's tangent is 0,
-    # and 19b reads a function it cannot look inside as λz. ā₁ z (η)
+    # and 19b keeps the derivative of a function it cannot look inside as a value-1 form
     "Ω(λp. J(λx. x (λy. 1))·(λg. 1) p) (λz. λw. w) (λg. 1) (λg. 1)",
     "Ω(λx. let k = λa. λb. 1 in J(λy. k 1 (k 1 1))·1 1) (λz. λw. w) 0 1",
     "Ω(λa. Ω(λg. g (g a)) (λz. λw. w) (λx. x) (λx. x)) (λz. λw. w) 0.5 1",
     # a let-bound helper of two arguments used by an inner pullback (was stuck)
     "Ω(λx. let k = λa. λb. a × b in Ω(λy. k y y) (λz. λw. w) x 1) (λz. λw. w) 0.5 1",
+    # found by test_prop_progress (thorough): an unknown function k (k 1 1), not a
+    # variable, in function position; 19b once put it in the map of J(λz. ā₁ z)·T₀,
+    # where rule 17 could not look inside it later (now: in the point)
+    "Ω(λx. let k = λx. π1 ⟨λx. 1, x⟩ in Ω(λx. k (k 1 1) x) (λz. λw. w) 1 1) (λz. λw. w) 0.1 0.25",
 ]
 
 #: closed terms (of any type) whose every step must preserve the type

@@ -94,11 +94,9 @@ def a_normal(lam: Lam) -> bool:
 
 
 def eta_body(lam: Lam) -> bool:
-    """λz. ā₁ z built by 19b (§5.9) for a function ā₁ it cannot look inside: the
-    body is flagged A-normal, and the Jacobian along it a value (value 1)."""
-    b = lam.body
-    return "_anf" in b.__dict__ and isinstance(b, App) and isinstance(lam.pat, Var) \
-        and b.arg == lam.pat
+    """λz. ā₁ z built by 19b for a function ā₁ it cannot look inside (§5.9): the
+    body is flagged A-normal and left as it is (the Jacobian is value 1)."""
+    return "_anf" in lam.body.__dict__ and eta_map(lam)
 
 
 # ---- redexes (§3.2, §5.9) ----------------------------------------------------------------
@@ -265,13 +263,21 @@ OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"
             frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 
+def eta_map(lam: Lam) -> bool:
+    """λz. F z with z not free in F: the map of 19b's η-form (§5.9)."""
+    b = lam.body
+    return isinstance(lam.pat, Var) and isinstance(b, App) and b.arg == lam.pat \
+        and lam.pat.name not in fv(b.fun)
+
+
 def declines(t: App) -> bool:
     """Rules 17 and 19b decline (the redex is a value) when their premise that
     looks inside an operator makes no progress: E u for 17 (a pullback along a
-    variable g read as Ω(λy. g y) a); for 19b (§5.9), when the argument's
-    tangent T₀ is not zero, ā₁ is neither an abstraction nor 𝟎 nor an
-    operator whose reduct at a fresh point makes progress, and the redex is
-    already the η-form (J(λz. g z)·T) W of value 1."""
+    variable g read as Ω(λy. g y) a; never for the η-form J(λz. F z)·a, which
+    17 moves into the point without a premise); for 19b (§5.9), when the
+    argument's tangent T₀ is not zero, ā₁ is neither an abstraction nor 𝟎 nor
+    an operator whose reduct at a fresh point makes progress, and the redex is
+    already (J(λz. g z)·T) W, g not z (value 1)."""
     lam = t.fun.lam
     E = lam.body
     if isinstance(E, App):
@@ -285,6 +291,8 @@ def declines(t: App) -> bool:
             if not (isinstance(w, App) and w.fun == op):
                 return False
         return isinstance(lam.pat, Var) and E.arg == lam.pat and lam.pat.name not in fv(E.fun)
+    if isinstance(E, Jac) and eta_map(E.lam):
+        return False
     if isinstance(E, Pullback) and not isinstance(E.fun, Lam):
         op = Pullback(Lam(Var("y_probe"), App(E.fun, Var("y_probe"))), E.form)
     else:

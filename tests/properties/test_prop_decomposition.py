@@ -163,7 +163,7 @@ def zero_part(v: Term) -> bool:
 
 def jacobian_at(t: App):
     """§5.9, in the documented order: (J(λp.E)·P) V with E elementary."""
-    lam, P, V = t.fun.lam, t.fun.along, t.arg
+    lam, P = t.fun.lam, t.fun.along
     E, p = lam.body, frozenset(pattern_vars(lam.pat))
 
     def occurs(u):

@@ -49,8 +49,8 @@ def linear(t: Term, xs: frozenset) -> bool:
     position, its argument is not -- except in ``let q = E in L``, linear
     when E is and L is, jointly in the variables and q; dual maps and J(λq.S)·P are bilinear (in
     the map and in the functional / direction); Ω(S)P is linear in P; 𝟎 and
-    the numeral 0 (what rule 3 makes of 𝟎 at ℝ) are linear in everything,
-    other constants are not.
+    the numeral 0 (what rule 3 makes of 𝟎 at ℝ) are linear in everything, and
+    so is a product with such a factor (c × 0 = 0); other constants are not.
     """
     if isinstance(t, Zero):
         return True
@@ -87,8 +87,8 @@ def linear(t: Term, xs: frozenset) -> bool:
             return all(linear(a, xs) for a in t.args)
         if kind == "each":
             hits = [i for i, a in enumerate(t.args) if fv(a) & xs]
-            if not hits:
-                return False
+            if not hits:  # constant: linear only if a factor is a zero vector (c × 0 = 0)
+                return any(linear(a, xs) for a in t.args)
             return len(hits) == 1 and linear(t.args[hits[0]], xs)
         if kind == "first":
             return linear(t.args[0], xs) and not any(fv(a) & xs for a in t.args[1:])

@@ -8,8 +8,8 @@ where it applies, with central finite differences and sympy.  Expected values
 are computed here with math/sympy, never with the engine.
 
 Writing these found an oracle bug (a tag leak, fixed) and three engine
-weaknesses; two are fixed and one is kept visible as a strict xfail at the
-end (differentiating through a function input used twice, nested).
+weaknesses, all three fixed now (the last, differentiating through a function
+input used twice, nested, with progress at ℝ: issue 9).
 """
 import math
 import re
@@ -434,7 +434,7 @@ def test_hessian_row_matches_sympy_and_hessian_row():
     assert pc.hessian_row(f, [0.7, 1.3], 0).row == pytest.approx(row, rel=1e-12)
 
 
-# ---- engine weaknesses found while writing these examples (strict xfails) -------------
+# ---- engine weaknesses found while writing these examples (fixed) ----------------------
 
 STUCK = "Ω(λf. Ω(f) (λz. λw. w) 0.5 1) (λz. λw. w) (λx. sin(x)) (λx. x × x)"
 LOOPS = "Ω(λa. Ω(λg. g (g a)) (λz. λw. w) (λx. x) (λx. x)) (λz. λw. w) 0.5 1"
@@ -465,9 +465,53 @@ def test_engine_differentiates_through_a_constant_function_input_used_twice():
     assert num(pc.reduce(LOOPS_CONST, max_steps=20_000).value) == pytest.approx(2.0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine limitation: D-eval (19b/19c) into a Jacobian *value* J(λ⟨g, app⟩. g app)·P at a "
-    "symbolic point cannot look inside (g is a variable there), so the rule declines and "
-    "the result is a stuck value rather than 2; it used to loop"))
 def test_engine_differentiates_through_a_function_input_used_twice():
+    # was a strict xfail: D-eval into the Jacobian value J(λ⟨g, app⟩. g app)·P at a
+    # symbolic point was stuck; 19b now reads a function it cannot look inside as
+    # λz. ā₁ z (η), and 19c no longer looks inside the function at all
     assert num(pc.reduce(LOOPS, max_steps=20_000).value) == pytest.approx(2.0)
+    F = evaluate("λa. Ω(λg. g (g a)) (λz. λw. w) (λx. x) (λx. x)")
+    assert fd(lambda s: apply(F, s), 0.5) == pytest.approx(2.0, rel=1e-7)
+
+
+# ---- progress at ℝ: closed terms that used to be stuck (issue 9) --------------------------
+
+#: (Ω(λv. B) (λz. λw. w) point tangent, point, tangent): the derivative of λv. B at
+#: the point along the tangent, a real
+PROGRESS = [
+    # D-eval into a Jacobian value whose argument's tangent is 0 (19c, no look inside)
+    ("Ω(λp. J(λx. x (λy. 1))·(λg. 1) p) (λz. λw. w) (λg. 1) (λg. 1)", "λg. 1", "λg. 1"),
+    ("Ω(λx. let k = λa. λb. 1 in J(λy. k 1 (k 1 1))·1 1) (λz. λw. w) 0 1", "0", "1"),
+    # a let-bound helper of two arguments in the outer body, used in an inner pullback
+    ("Ω(λx. let k = λa. λb. a × b in Ω(λy. k y y) (λz. λw. w) x 1) (λz. λw. w) 0.5 1",
+     "0.5", "1"),
+    ("Ω(λx. let k = λa. λb. a × sin(b) in Ω(λy. k y (x × y)) (λz. λw. w) x 1) "
+     "(λz. λw. w) 0.7 1", "0.7", "1"),
+    ("Ω(λx. let k = λa. λb. a × b × x in Ω(λy. k y y) (λz. λw. w) x 1) (λz. λw. w) 0.5 1",
+     "0.5", "1"),
+    # the function input used twice, and variants
+    (LOOPS, "0.5", "1"),
+    ("Ω(λa. Ω(λg. g (g a)) (λz. λw. w) (λx. sin(x)) (λx. x × x)) (λz. λw. w) 0.3 1",
+     "0.3", "1"),
+    ("Ω(λa. Ω(λg. g (g (g a))) (λz. λw. w) (λx. a × x) (λx. x)) (λz. λw. w) 0.5 1",
+     "0.5", "1"),
+    # found by test_prop_progress (thorough): the stuck function k (k 1 1) (rule 17, η-form)
+    ("Ω(λx. let k = λx. π1 ⟨λx. 1, x⟩ in Ω(λx. k (k 1 1) x) (λz. λw. w) 1 1) "
+     "(λz. λw. w) 0.1 0.25", "0.1", "0.25"),
+    ("Ω(λx. let k = λa. λb. a × x × b in Ω(λy. k (k y y) y) (λz. λw. w) x 1) "
+     "(λz. λw. w) 0.5 1", "0.5", "1"),
+    # a function component of the point applied to another component
+    ("Ω(λp. J(λ⟨x, f⟩. x f)·⟨λg. g 1, λy. y × y⟩ ⟨p, λy. 3 × y⟩) (λz. λw. w) "
+     "(λg. g 2) (λg. g 5)", "λg. g 2", "λg. g 5"),
+]
+
+
+@pytest.mark.parametrize("src,point,tangent", PROGRESS, ids=[p[0][:50] for p in PROGRESS])
+def test_closed_reals_that_were_stuck_reduce_to_the_derivative(src, point, tangent):
+    t = pc.parse(src)
+    assert str(pc.typecheck(t)) == "ℝ"
+    got = num(pc.reduce(t, max_steps=50_000).value)
+    v = evaluate(t)
+    assert got == pytest.approx(v.primal if isinstance(v, DualNumber) else v, abs=1e-9)
+    lam = pc.pretty(t.fun.fun.fun)  # Ω(λv. B) ω P 1: the function λv. B
+    assert got == pytest.approx(fd_function_space(lam, point, tangent), rel=1e-6, abs=1e-6)

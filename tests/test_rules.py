@@ -49,7 +49,19 @@ CASES = [
     ("19a", "(J(λf. f 3)·g) h", "g 3", "g 3"),
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩",
      "g 2 ⊕ (J(λu. sin(u))·1) 2", None),
-    ("19c", "(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨λu. sin(u), 2⟩", "(J(λu. sin(u))·1) 2", None),
+    # 19b with a constant function (â₁ = 𝟎): the summand â₁ ā₂ is left out
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨λu. sin(u), 2⟩", "(J(λu. sin(u))·1) 2", None),
+    # 19b on a function that cannot be looked inside (h free): η, λz. h z
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨h, 2⟩", "g 2 ⊕ (J(λz. h z)·1) 2", None),
+    # … a stuck application: its body h 3 z is left as it is (a value, never A-reduced)
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨h 3, 2⟩", "g 2 ⊕ (J(λz. h 3 z)·1) 2",
+     "g 2 ⊕ (J(λz. h 3 z)·1) 2"),
+    # value 1 in a larger environment: one step to its η-form, a value
+    ("19b", "(J(λ⟨x, y⟩. h y)·⟨1, 3⟩) ⟨2, 5⟩", "(J(λz. h z)·3) 5", "(J(λz. h z)·3) 5"),
+    # 19c: the premise T₀ is zero (a constant argument), so only the function varies
+    ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩", "g 2", "g 2"),
+    ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 𝟎⟩) ⟨h, 2⟩", "g 2", "g 2"),   # ā₁ = h: not looked inside
+    ("19c", "(J(λ⟨x, y⟩. h y)·⟨1, 0⟩) ⟨2, 3⟩", "𝟎", "𝟎"),     # p not in a₁: â₁ = 𝟎
     ("20a", "(J(λ⟨x, y⟩. ⟨y, x⟩)·⟨3, 4⟩) ⟨1, 2⟩",
      "⟨(J(λ⟨x, y⟩. y)·⟨3, 4⟩) ⟨1, 2⟩, (J(λ⟨x, y⟩. x)·⟨3, 4⟩) ⟨1, 2⟩⟩", "⟨4, 3⟩"),
     ("20b", "Ω(λx. let y = sin(x) in y × x) (λz. λw. w) 2",
@@ -101,6 +113,7 @@ def test_premises_are_recorded_for_rules_with_a_proof_tree():
     for rule, src in [("16b", "(J(λx. (λv. x × v)⋆ ω)·1) 2"),
                       ("18", "(J(λx. λy. x × y)·1) 2"),
                       ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩"),
+                      ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩"),
                       ("17", "(J(λx. Ω(λu. x × u) ω)·1) 2")]:
         step = first_step(pc.reduce(src).trace, rule)
         assert step.premises, rule
@@ -203,6 +216,32 @@ def test_rules_19b_19c_decline_too():
         assert pc.reduce(src, max_steps=20_000).steps < 20_000
 
 
+def test_rule_19b_keeps_the_derivative_of_an_unknown_function_as_value_1():
+    # (J(λz. g z)·T) W with g free is value 1: 19b runs its premise and declines
+    r = pc.reduce("(J(λz. g z)·3) 5")
+    assert r.trace == [] and alpha_eq(r.value, pc.parse("(J(λz. g z)·3) 5"))
+    # the η-form's body is not A-reduced while the function is stuck ...
+    r = pc.reduce("(J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨h 3, 2⟩")
+    assert [s.rule for s in r.trace] == ["19b"]
+    # ... and reduces once it is known
+    r = pc.reduce("(λh. (J(λ⟨f, x⟩. f x)·⟨𝟎, 1⟩) ⟨h 3, 2⟩) (λa. λb. a × b × b)")
+    assert r.value == pc.parse("12")
+
+
+def test_rule_17_moves_the_function_of_an_eta_form_into_the_point():
+    # J(λz. F z)·1 with F = k (k 1 1) not linear in k: no premise, F goes to the point;
+    # d/dk of u ↦ ∂z k(k(1,1), z) at k = (a,b) ↦ ab along (a,b) ↦ a + b is 3
+    src = "(J(λk. J(λz. k (k 1 1) z)·1)·(λa. λb. a + b)) (λa. λb. a × b)"
+    r = pc.reduce(f"({src}) 0.7")
+    assert r.value == pc.parse("3")
+    step = first_step(r.trace, "17")
+    assert not step.premises
+    w = step.contractum.fun.lam.body.body  # (J(λ⟨z, g⟩. g z)·⟨1, 𝟎⟩) ⟨u, k (k 1 1)⟩
+    assert alpha_eq(w.fun, pc.parse("J(λ⟨z, g⟩. g z)·⟨1, 𝟎⟩"))
+    from pullback_calc.testing.oracle import apply, evaluate
+    assert apply(evaluate(src), 0.7) == 3.0
+
+
 def test_rule_13_with_an_inner_binder_shadowing_p():
     r = pc.reduce("Ω(λ⟨x, v⟩. (J(λx. v + x)·1) 2) (λz. λw. w) ⟨1, 5⟩")
     assert alpha_eq(r.value, pc.parse("𝟎")) or pc.pretty(r.value) == "λ⟨dx, dv⟩. 𝟎" \
@@ -263,7 +302,9 @@ def test_d_eval_into_the_zero_function():
     r = pc.reduce("Ω(λx. Ω(λy. 3) (λz. λw. w) x x) (λz. λw. w) 1 1")
     assert r.value in (pc.parse("𝟎"), pc.parse("0"))
     assert pc.reduce("(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨𝟎, 2⟩").value == pc.parse("g 2")
-    assert pc.reduce("(J(λx. f x)·1) 2").steps == 0  # f free: a value (the paper's value 2)
+    # f free: a value (the paper's value 1); 19b runs its premise T₀ = 1, then declines
+    r = pc.reduce("(J(λx. f x)·1) 2")
+    assert r.trace == [] and r.value == pc.parse("(J(λx. f x)·1) 2")
 
 
 def test_rule_13_product_rule_through_a_function_of_the_environment():

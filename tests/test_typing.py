@@ -100,6 +100,103 @@ def test_dual_map_nonlinear_rejected(body):
     assert "v" in e.value.message and e.value.pos == Pos(3, 4)
 
 
+# ---- lin(S) (§2.5): what the dual maps' side condition accepts and rejects -------------
+
+def _lin_ok(src, env=None):
+    from pullback_calc.syntax.parser import parse
+    return infer(parse(src), env)
+
+
+def _lin_rejected(src, env=None):
+    from pullback_calc.syntax.parser import parse
+    with pytest.raises(TypeError_, match="not linear"):
+        infer(parse(src), env)
+
+
+@pytest.mark.parametrize("src, env", [
+    ("(λx. x × x)⋆ ω", None),
+    ("(λx. sin(x))⋆ ω", None),
+    ("(λx. 2 × 3)⋆ ω", None),                          # a non-zero constant: affine
+    ("(λx. let v = 1 in v + x)⋆ ω", None),             # v is 1, not a zero
+    # f x with f not a functional: a function of the environment, an annotation, a let-bound
+    # λ (even a linear one: only types say "functional"), a function of two arguments
+    ("(λx. f x)⋆ ω", {"f": Arrow(R, R)}),
+    ("λf : ℝ → ℝ. (λx. f x)⋆ ω", None),
+    ("let f = λy. y × y in (λx. f x)⋆ ω", None),
+    ("let f = λy. 2 × y in (λx. f x)⋆ ω", None),
+    ("λf. ⟨f 1 2, (λx. f x)⋆ ω⟩", None),
+    ("(λx. (λω. ω x) (λy. y × y))⋆ φ", None),          # a let-bound λ, not a functional
+    ("λf. (λx. f x × f x)⋆ ω", None),                  # a functional, but squared
+    # the point of a Jacobian or pullback is not a linear position in general
+    ("(λx. J(λz. z × z)·1 x)⋆ φ", None),
+    ("(λx. J(λ⟨z, u⟩. z × u)·⟨x, 0⟩ ⟨2, x⟩)⋆ φ", None),  # x × x: bilinear S, x in both
+    ("(λg. J(λ⟨a, h⟩. h a)·⟨1, g⟩ ⟨g 1, g⟩)⋆ φ", None),  # S = h a is not linear in ⟨a, h⟩
+    ("(λx. Ω(λy. y × y) (λz. λw. z × w) x 1)⋆ φ", None),
+    ("(λx. ρ x 2)⋆ φ", None),                          # x at the point of a 1-form
+    ("(λd : ℝ × ℝ. let j = J(λv. v × v)·(π1 d) in j (π2 d))⋆ φ", None),  # 2 d₁ d₂
+    ("(λx. J(λv. x × v)·x)⋆ φ", None),                                   # x²
+    ("(λx. J(λ⟨v, u⟩. x + v + u)·⟨x, 1⟩)⋆ φ", None),                     # x + 1
+    # a dual map free of the variables must be zero: f 2 is not (f 𝟎 is, below)
+    ("(λd. (λf. f 1)⋆ d ⊕ (λf. f 2)⋆ (λw. w))⋆ φ", None),
+])
+def test_lin_rejects(src, env):
+    _lin_rejected(src, env)
+
+
+@pytest.mark.parametrize("src, env, shown", [
+    # 𝟎 and the numeral 0 are linear in everything, also as a constant factor or let-bound
+    ("(λx. 2 × 𝟎)⋆ ω", None, "α⋆"),
+    ("(λx. 2 × 0)⋆ ω", None, "α⋆"),
+    ("(λx. let v = 𝟎 in v + x)⋆ ω", None, "ℝ⋆"),
+    ("(λx. let v = 𝟎 in v × x)⋆ ω", None, "ℝ⋆"),
+    ("(λx. let v = 1 in v × x)⋆ ω", None, "ℝ⋆"),
+    # a functional applied: a variable of type σ⋆ (given, or inferred so), a dual map,
+    # a pullback at a point
+    ("(λx. ω (3 × x))⋆ (λw. w)", {"ω": DualT(R)}, "ℝ⋆"),
+    ("λω. (λx. ω (3 × x))⋆ (λw. w)", None, "ℝ⋆ → ℝ⋆"),
+    ("λf : ℝ⋆. (λx. f x)⋆ ω", None, "ℝ⋆ → ℝ⋆"),
+    ("λf. (λx. f (f x))⋆ ω", None, "ℝ⋆ → ℝ⋆"),
+    ("(λx. (λω. ω x) ψ)⋆ φ", None, "α⋆"),
+    ("(λx. ((λy. 3 × y)⋆ ω) x)⋆ φ", None, "ℝ⋆"),
+    ("(λx. Ω(λy. y × y) (λz. λw. z × w) 2 x)⋆ φ", None, "ℝ⋆"),
+    ("(λx. ρ 2 x)⋆ φ", None, "α⋆"),
+    # a bound variable typed σ⋆ by the sum: f 𝟎 = 0, so the second summand is zero
+    ("(λd. (λf. f 1)⋆ d ⊕ (λf. f 𝟎)⋆ (λw. w))⋆ φ", None, "ℝ⋆⋆"),
+    # J(λq.S)·P V through the point: S linear in the components that mention the variables
+    ("(λg. J(λ⟨a, h⟩. h a)·⟨1, g⟩ ⟨2, g⟩)⋆ φ", None, "(ℝ → α)⋆"),   # g'(2) + g(2)
+    ("(λg. J(λ⟨a, h⟩. h a)·⟨1, g⟩ ⟨2, 𝟎⟩)⋆ φ", None, "(ℝ → α)⋆"),   # g(2)
+    ("(λx. J(λ⟨z, u⟩. z × u)·⟨1, x⟩ ⟨2, x⟩)⋆ φ", None, "ℝ⋆"),        # 3 x
+    ("(λx. J(λz. x + z)·x x)⋆ φ", None, "ℝ⋆"),                        # x
+    ("(λy. J(λ⟨⟨x, fn⟩, app⟩. app x)·⟨⟨1, 𝟎⟩, J(λ⟨x, fn⟩. y x)·⟨1, 𝟎⟩ ⟨2, λw. w⟩⟩ "
+     "⟨⟨2, λw. w⟩, y 2⟩)⋆ (λw. w)", None, "(ℝ → ℝ → ℝ)⋆"),            # what 16c builds
+    # … and its A-normal forms: a let-bound Jacobian (or let series ending in one) applied
+    ("(λd : ℝ × ℝ. J(λv. v)·(π1 d) (π2 d))⋆ φ", None, "(ℝ × ℝ)⋆"),
+    ("(λd : ℝ × ℝ. let j = J(λv. v)·(π1 d) in j (π2 d))⋆ φ", None, "(ℝ × ℝ)⋆"),
+    ("(λd : ℝ × ℝ. let j = let e = π1 d in J(λv. v)·e in j (π2 d))⋆ φ", None, "(ℝ × ℝ)⋆"),
+    ("(λd : ℝ × ℝ. let j = J(λv. v)·(π1 d) in λd. j d)⋆ φ", None, "(ℝ × ℝ)⋆"),
+    # the variables in the map and in the direction: S jointly linear where P mentions them
+    ("(λx. J(λ⟨v, u⟩. ⟨x, x⟩)·⟨x, x⟩)⋆ φ", None, "α⋆"),                      # 0
+    ("(λx. let j = J(λ⟨v, u⟩. ⟨x, x⟩)·⟨x, x⟩ in j ⟨x, x⟩)⋆ φ", None, "α⋆"),
+    ("(λx. J(λ⟨v, u⟩. x + v × u)·⟨x, 0⟩)⋆ φ", None, "ℝ⋆"),                # u x
+])
+def test_lin_accepts(src, env, shown):
+    assert show_type(_lin_ok(src, env)) == shown
+
+
+def test_lin_alone_knows_no_functionals():
+    # without the checker's types, lin takes no variable for a functional
+    from pullback_calc.syntax.parser import parse
+    from pullback_calc.syntax.subst import linear, linear_needs
+    body = parse("λx. ω (3 × x)").body
+    assert not linear(body, frozenset("x"))
+    assert linear(body, frozenset("x"), lambda name, k, binder: name == "ω" and k == 0)
+    assert linear_needs(body, frozenset("x"), lambda *_: True) == {("ω", 0, None)}
+    # a variable bound inside the term is asked about with its binder
+    t = parse("λx. (λf. f x) g")
+    assert linear_needs(t.body, frozenset("x"), lambda *_: True) == {("f", 0, t.body.fun)}
+    assert not linear(t.body, frozenset("x"), lambda name, k, binder: binder is None)
+
+
 def test_dual_map_functional_mismatch():
     with pytest.raises(TypeError_, match="functional") as e:
         infer(Dual(lam(v, T(v, v), R), Num(1)))

@@ -238,7 +238,8 @@ class Machine:
             outer = self._premises
             self._premises = prem
             try:
-                contractum = R.RULES[label](t, self)
+                label, contractum = R.settle(label, R.RULES[label](t, self), prem,
+                                             self.rule_counts)
             except R.Declined:
                 self.steps_taken -= 1
                 self.rule_counts[label] -= 1

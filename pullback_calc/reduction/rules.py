@@ -10,7 +10,7 @@ P a value (the direction), ā = a[V/p], â = a[P/p].
 from __future__ import annotations
 
 import math
-from typing import Callable, Optional, Protocol
+from typing import Callable, NamedTuple, Optional, Protocol
 
 from ..areduction.anf import A_RULES, is_elementary
 from ..errors import ReductionError
@@ -534,12 +534,20 @@ def jac_pullback(t: App, m: Premises) -> Term:
     reduct, which rule 18 then differentiates.  This is what nests AD.
     A pullback along a variable g is read as the pullback along λy. g y.
     If E u does not reduce (its function is a free variable) the rule
-    declines and the redex is a value, like the paper's values 1 and 2."""
+    declines and the redex is a value, like the paper's values 1 and 2.
+    A Jacobian J(λz. F z)·a of a function F that 19b could not look inside
+    (its η-form) has no premise: F moves from the map into the point,
+    W = (J(λ⟨z, g⟩. g z)·⟨a, 𝟎⟩) ⟨u, F⟩, which D-eval differentiates."""
     p, E, P, V, env = _parts(t)
     if isinstance(E, Pullback) and not isinstance(E.fun, Lam):
         y = Var(fresh("y"))  # Ω(g)a for a variable g: pull back along λy. g y
         E = Pullback(Lam(y, App(E.fun, y)), E.form)
     u = Var(fresh("u"))
+    if isinstance(E, Jac) and _eta_map(E.lam):
+        z, g = Var(fresh("z")), Var(fresh("g"))
+        W = App(Jac(Lam(Tuple((z, g)), App(g, z)), Tuple((E.along, ZERO))),
+                Tuple((u, E.lam.body.fun)))
+        return App(Jac(Lam(p, Lam(u, W)), P), V)
     W = m.premise(App(E, u), "17")
     if isinstance(W, App) and W.fun == E:
         raise Declined("17")
@@ -563,53 +571,105 @@ def jac_application_function(t: App, m: Premises) -> Term:
     return App(_dir(env, E.fun, P), E.arg)
 
 
-def _function_value(f: Term, m: Premises, label: str) -> Term:
+class Decided(NamedTuple):
+    """A contractum with the label that a premise chose for its step: the
+    D-eval redex is classified once (``"19b"``), and its rule returns
+    ``Decided("19c", …)`` when the premise T₀ turns out to be zero.  The
+    machine records the step, and the premises, under ``label``."""
+    label: str
+    term: Term
+
+
+def settle(label: str, out, premises: list, counts: Optional[dict] = None):
+    """(label, contractum) of a rule's result ``out`` (a term or ``Decided``):
+    the step's label as decided, its premises relabelled, ``counts`` moved."""
+    if not isinstance(out, Decided):
+        return label, out
+    if out.label != label:
+        for d in premises:
+            if d.rule == label:
+                d.rule = out.label
+        if counts is not None:
+            counts[label] -= 1
+            if not counts[label]:
+                del counts[label]
+            counts[out.label] = counts.get(out.label, 0) + 1
+    return out.label, out.term
+
+
+_OPENABLE = (Pullback, Jac, Dual, Sum)
+
+
+def _function_value(f: Term, m: Premises, label: str) -> Optional[Term]:
     """ā₁ as an abstraction: itself, or -- for a pullback, Jacobian or dual
-    map value -- the abstraction λu.W of its reduct at a fresh point
-    (premise F u ⇓ W, as in rule 17), so that D-eval can look inside."""
+    map value -- the abstraction λu.W of its reduct at a fresh point u
+    (premise F u ⇓ W, as in rule 17), so that D-eval can look inside; None
+    when there is nothing to look inside (a variable, a stuck application,
+    or an operator whose reduct at u makes no progress)."""
     if isinstance(f, Lam):
         return f
+    if not isinstance(f, _OPENABLE):
+        return None
     u = Var(fresh("u"))
     W = m.premise(App(f, u), label)
     if isinstance(W, App) and W.fun == f:  # no progress: nothing to look inside
-        raise Declined(label)
+        return None
     return Lam(u, W)
 
 
-def _arg_tangent(t: App, m: Premises, label: str):
-    p, E, P, V, env = _parts(t)
-    T0 = m.premise(App(Jac(Lam(p, _flag_anf(E.arg)), P), V), label)
-    f = _function_value(env.at(E.fun, V), m, label)
-    return f, T0, env.at(E.arg, V)
-
-
 @rule("19b")
-def jac_application_both(t: App, m: Premises) -> Term:
+def jac_application(t: App, m: Premises):
     """(19b) (J(λp. a₁ a₂)·P) V → â₁ ā₂ ⊕ (J(λz.S)·T₀) ā₂  when p is free in
-    both a₁ and a₂, ā₁ = λz.S, and (J(λp.a₂)·P) V ⇓ T₀ (premise)  -- the
-    D-eval rule: the derivative of an evaluation is the derivative in the
-    function plus the derivative of the function along the argument's
-    derivative.  When ā₁ is 𝟎 (the zero function, a value at function
-    types) the second summand is 𝟎: → â₁ ā₂, no premise."""
+    a₂, (J(λp.a₂)·P) V ⇓ T₀ (premise) and T₀ is not zero  -- the D-eval rule:
+    the derivative of an evaluation is the derivative in the function plus
+    the derivative of the function along the argument's derivative.  λz.S is
+    ā₁ itself; or λu.W, W the reduct of ā₁ u at a fresh point u (a second
+    premise), when ā₁ is a pullback, Jacobian, dual map or sum and that makes
+    progress; otherwise (ā₁ a variable, a stuck application or projection, an
+    operator stuck at u) λz. ā₁ z, by η, its body left as it is: then
+    (J(λz. ā₁ z)·T₀) ā₂ is a value -- the paper's value 1, for a function
+    nothing is known about yet -- until ā₁ is substituted.  A zero summand
+    (â₁ zero, or ā₁ = 𝟎, the zero function) is left out, and the rule
+    declines when the redex already is (J(λz. g z)·T₀) ā₂, g not z.
+
+    (19c) (J(λp. a₁ a₂)·P) V → â₁ ā₂  when the premise T₀ is zero: the
+    argument is constant, so only the function varies (𝟎 when a₁ does not
+    mention p).  Nothing is looked inside, whatever ā₁ is.  The rule runs
+    the premise first and returns ``Decided("19c", …)`` in this case."""
     p, E, P, V, env = _parts(t)
-    if isinstance(env.at(E.fun, V), Zero):  # ā₁ = 𝟎, the zero function: J(𝟎)·T₀ = 𝟎
-        return App(_dir(env, E.fun, P), env.at(E.arg, V))
-    f, T0, arg = _arg_tangent(t, m, "19b")
-    return Sum((App(_dir(env, E.fun, P), arg), App(Jac(f, T0), arg)))
+    T0 = m.premise(App(Jac(Lam(p, _flag_anf(E.arg)), P), V), "19b")
+    arg = env.at(E.arg, V)
+    dfun = _dir(env, E.fun, P) if env.occurs(E.fun) else ZERO
+    if is_zero(T0):
+        return Decided("19c", ZERO if is_zero(dfun) else App(dfun, arg))
+    first = [] if is_zero(dfun) else [App(dfun, arg)]
+    fbar = env.at(E.fun, V)
+    if isinstance(fbar, Zero):  # the zero function: J(𝟎)·T₀ = 𝟎
+        return formal_sum(first)
+    f = _function_value(fbar, m, "19b")
+    if f is None:  # nothing to look inside: η, J(λz. ā₁ z)·T₀ ā₂ (the paper's value 1)
+        if _eta_form(t):
+            raise Declined("19b")  # it is that value already
+        z = Var(fresh("z"))
+        f = Lam(z, _flag_anf(App(fbar, z)))  # never A-reduced: a value while ā₁ is stuck
+    return formal_sum(first + [App(Jac(f, T0), arg)])
 
 
-@rule("19c")
-def jac_application_argument(t: App, m: Premises) -> Term:
-    """(19c) (J(λp. a₁ a₂)·P) V → (J(λz.S)·T₀) ā₂  when p is free in a₂ and
-    the function turned out constant (â₁ = 𝟎, as for a let-bound constant
-    abstraction in a forward premise), ā₁ = λz.S, (J(λp.a₂)·P) V ⇓ T₀
-    (premise): only the argument's derivative counts -- the chain rule.
-    When ā₁ is 𝟎, the zero function, the application is constant: → 𝟎."""
-    p, E, P, V, env = _parts(t)
-    if isinstance(env.at(E.fun, V), Zero):
-        return ZERO
-    f, T0, arg = _arg_tangent(t, m, "19c")
-    return App(Jac(f, T0), arg)
+def _eta_map(lam: Lam) -> bool:
+    """Is lam λz. F z with z not free in F (the map of 19b's η-form)?"""
+    b = lam.body
+    return isinstance(lam.pat, Var) and isinstance(b, App) and b.arg == lam.pat \
+        and lam.pat.name not in fv(b.fun)
+
+
+def _eta_form(t: App) -> bool:
+    """Is the redex (J(λz. g z)·T) W, g not z: the paper's value 1 as 19b leaves it?"""
+    lam = t.fun.lam
+    E = lam.body
+    return isinstance(lam.pat, Var) and E.arg == lam.pat and lam.pat.name not in fv(E.fun)
+
+
+RULES["19c"] = jac_application  # the same redex: 19b's premise decides the label
 
 
 @rule("20a")
@@ -694,14 +754,9 @@ def classify_jacobian_at(t: App) -> Optional[str]:
     if isinstance(E, Lam):
         return "18"
     if isinstance(E, App):
-        in_fun, in_arg = env.occurs(E.fun), env.occurs(E.arg)
-        if not in_arg:
+        if not env.occurs(E.arg):
             return "19a"
-        if not isinstance(env.at(E.fun, t.arg), (Lam, Pullback, Jac, Dual, Sum, Zero)):
-            return None  # the paper's values 1 and 2: nothing to differentiate into
-        if in_fun and not isinstance(env.at(E.fun, t.fun.along), Zero):
-            return "19b"
-        return "19c"
+        return "19b"  # D-eval; its premise T₀ decides 19b or 19c (a value if it declines)
     if isinstance(E, Tuple):
         return "20a"
     return None

@@ -1,7 +1,7 @@
 """Free variables, lin(S), capture-avoiding substitution, α-equivalence."""
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 from . import prims
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
@@ -43,57 +43,246 @@ def fv(t: Term) -> frozenset:
 
 # ---- lin(S) ----------------------------------------------------------------------
 
-def linear(t: Term, xs: frozenset) -> bool:
+#: ``functional(name, k, binder)``: may the variable ``name``, applied to ``k``
+#: arguments, be taken for a linear functional (a term of type σ⋆)?  ``binder`` is the
+#: abstraction of the checked term that binds it, or None for a variable of the context.
+#: The type checker answers from the types it has inferred.
+Functional = Callable[[str, int, Optional[Term]], bool]
+
+_YES: frozenset = frozenset()
+
+
+def linear(t: Term, xs: frozenset, functional: Optional[Functional] = None) -> bool:
     """Is ``t`` linear, jointly, in the variables ``xs``?  (x ∈ lin(S) is
-    ``linear(S, {x})``.)  The function of an application is a linear
-    position, its argument is not -- except in ``let q = E in L``, linear
-    when E is and L is, jointly in the variables and q; dual maps and J(λq.S)·P are bilinear (in
-    the map and in the functional / direction); Ω(S)P is linear in P; 𝟎 and
-    the numeral 0 (what rule 3 makes of 𝟎 at ℝ) are linear in everything,
-    other constants are not.
+    ``linear(S, {x})``.)  §2.5 of papers/calculus.md has the cases: the function of
+    an application is a linear position, and so is the argument of a functional
+    (a dual map, a pullback at a point, or a variable that ``functional`` says is
+    one); ``let q = E in L`` composes; dual maps and J(λq.S)·P are bilinear, and
+    J(λq.S)·P V is linear through the point's components in which S is linear;
+    Ω(S)P is linear in P; 𝟎, the numeral 0 and variables let-bound to them are
+    linear in everything, other constants are not.
     """
-    if isinstance(t, Zero):
-        return True
-    if isinstance(t, Var):
-        return t.name in xs
-    if isinstance(t, Num):
-        return t.value == 0.0
-    if isinstance(t, Sum):
-        return all(linear(i, xs) for i in t.items)
-    if isinstance(t, Tuple):
-        return all(linear(i, xs) for i in t.items)
-    if isinstance(t, Proj):
-        return linear(t.arg, xs)
-    if isinstance(t, App):
-        if not fv(t.arg) & xs:
-            return linear(t.fun, xs)
-        if isinstance(t.fun, Lam):  # let q = E in L: linear maps compose
-            return linear(t.arg, xs) and linear(t.fun.body, xs | frozenset(pattern_vars(t.fun.pat)))
-        return False
-    if isinstance(t, Lam):
-        inner = xs - frozenset(pattern_vars(t.pat))
-        return bool(inner) and linear(t.body, inner)
-    if isinstance(t, Jac):  # linear in the direction, and in the map (differentiation is linear)
-        return ((not (fv(t.lam) & xs) and linear(t.along, xs))
-                or (not (fv(t.along) & xs) and linear(t.lam, xs)))
-    if isinstance(t, Pullback):
-        return not (fv(t.fun) & xs) and linear(t.form, xs)
-    if isinstance(t, Dual):
-        return ((not (fv(t.lam) & xs) and linear(t.functional, xs))
-                or (not (fv(t.functional) & xs) and linear(t.lam, xs)))
-    if isinstance(t, Prim):
-        kind = prims.LINEARITY[t.op]
-        if kind == "joint":
-            return all(linear(a, xs) for a in t.args)
-        if kind == "each":
-            hits = [i for i, a in enumerate(t.args) if fv(a) & xs]
-            if not hits:
-                return False
-            return len(hits) == 1 and linear(t.args[hits[0]], xs)
-        if kind == "first":
-            return linear(t.args[0], xs) and not any(fv(a) & xs for a in t.args[1:])
-        return False
-    raise TypeError(t)
+    return linear_needs(t, xs, functional) is not None
+
+
+def linear_needs(t: Term, xs: frozenset, functional: Optional[Functional] = None
+                 ) -> Optional[frozenset]:
+    """None if ``linear(t, xs, functional)`` fails; otherwise the triples (name, k,
+    binder) of the variables the verdict took for functionals (applied to k
+    arguments), which the type checker then types as such."""
+    return _Lin(functional).lin(t, frozenset(xs))
+
+
+class _Lin:
+    """lin(S) proper.  ``scope`` maps each variable bound inside the checked term,
+    where the walk is, to a stack of (its binder, whether its value is a zero, the
+    Jacobian J(λq.S)·P it is let-bound to with the bindings of that Jacobian's free
+    variables, or None): a bound variable is never one of ``xs``' outer namesakes,
+    and is a functional only if ``ask`` says so for its binder.  Invariant, by
+    induction on the cases: a term that does not mention ``xs`` is linear in them
+    only if it is a zero (so the constant factor of a product, a let-bound value,
+    … may be one)."""
+
+    def __init__(self, ask: Optional[Functional]):
+        self.ask = ask
+        self.scope: dict[str, list] = {}
+
+    def enter(self, binder: Lam, zero: bool = False, value: Optional[Term] = None) -> tuple:
+        names = pattern_vars(binder.pat)
+        jac = None
+        if isinstance(binder.pat, Var) and _jacobian_tail(value) is not None:
+            jac = (value, {n: self.top(n) for n in fv(value)})
+        for n in names:
+            self.scope.setdefault(n, []).append((binder, zero, jac))
+        return names
+
+    def top(self, name: str):
+        b = self.scope.get(name)
+        return b[-1] if b else None
+
+    def let_bound_jacobian(self, f: Term, a: Term) -> Optional[Term]:
+        """``f a`` with the variable ``f`` replaced by the Jacobian J(λq.S)·P (or let
+        series ending in one) it is let-bound to, if none of the value's free
+        variables has been bound again since and its lets do not capture ``a``:
+        ``J(λq.S)·P a``, ``let q' = E' in J(λq.S)·P a``, … ; else None."""
+        e = self.top(f.name) if isinstance(f, Var) else None
+        if e is None or e[2] is None:
+            return None
+        value, snap = e[2]
+        if any(self.top(n) is not b for n, b in snap.items()):
+            return None
+        lets = []
+        while not isinstance(value, Jac):  # a let series: push the application inside
+            if any(binds(value.fun.pat, n) for n in fv(a)):
+                return None
+            lets.append(value)
+            value = value.fun.body
+        out: Term = App(value, a)
+        for let_ in reversed(lets):
+            out = App(Lam(let_.fun.pat, out, let_.fun.ann), let_.arg)
+        return out
+
+    def leave(self, names) -> None:
+        for n in names:
+            stack = self.scope[n]
+            stack.pop()
+            if not stack:
+                del self.scope[n]
+
+    def under(self, binder: Lam, body: Term, xs: frozenset, zero: bool = False,
+              value: Optional[Term] = None):
+        """``body`` under ``binder`` (its variables shadow ``xs``' namesakes),
+        bound to ``value`` if it is a let."""
+        names = self.enter(binder, zero, value)
+        try:
+            return self.lin(body, xs)
+        finally:
+            self.leave(names)
+
+    def lin(self, t: Term, xs: frozenset) -> Optional[frozenset]:
+        if isinstance(t, Zero):
+            return _YES
+        if isinstance(t, Var):
+            if t.name in xs:
+                return _YES
+            b = self.scope.get(t.name)
+            return _YES if b and b[-1][1] else None  # a variable let-bound to a zero
+        if isinstance(t, Num):
+            return _YES if t.value == 0.0 else None
+        if isinstance(t, (Sum, Tuple)):
+            return self.every(t.items, xs)
+        if isinstance(t, Proj):
+            return self.lin(t.arg, xs)
+        if isinstance(t, App):
+            return self.app(t, xs)
+        if isinstance(t, Lam):
+            return self.under(t, t.body, xs - frozenset(pattern_vars(t.pat)))
+        if isinstance(t, (Jac, Dual)):  # bilinear: in the map, and in the direction / functional
+            lam, other = t.lam, (t.along if isinstance(t, Jac) else t.functional)
+            if not (fv(lam) & xs):
+                r = self.lin(other, xs)
+                if r is not None:
+                    return r
+            if not (fv(other) & xs):
+                return self.lin(lam, xs)
+            if isinstance(t, Jac) and isinstance(lam, Lam):  # xs in both
+                return self.jac_at(lam, other, None, xs)
+            return None
+        if isinstance(t, Pullback):
+            return None if fv(t.fun) & xs else self.lin(t.form, xs)
+        if isinstance(t, Prim):
+            kind = prims.LINEARITY[t.op]
+            if kind == "joint":
+                return self.every(t.args, xs)
+            if kind == "each":  # multilinear: one argument linear, the others constant
+                hits = [a for a in t.args if fv(a) & xs]
+                if len(hits) == 1:
+                    return self.lin(hits[0], xs)
+                if hits:
+                    return None
+                for a in t.args:  # none mentions xs: linear iff a factor is a zero
+                    r = self.lin(a, xs)
+                    if r is not None:
+                        return r
+                return None
+            if kind == "first":
+                if any(fv(a) & xs for a in t.args[1:]):
+                    return None
+                return self.lin(t.args[0], xs)
+            return None
+        raise TypeError(t)
+
+    def every(self, items, xs) -> Optional[frozenset]:
+        out = _YES
+        for i in items:
+            r = self.lin(i, xs)
+            if r is None:
+                return None
+            out = out | r if r else out
+        return out
+
+    def functional(self, f: Term) -> Optional[frozenset]:
+        """Is ``f`` (which mentions none of the variables) a linear functional: a
+        dual map, a pullback at a point, or a variable of type σ⋆ (after k
+        arguments)?  The triples it relies on, or None."""
+        k, h = 0, f
+        while isinstance(h, App):
+            h, k = h.fun, k + 1
+        if isinstance(h, Dual):
+            return _YES if k == 0 else None
+        if isinstance(h, Pullback):
+            return _YES if k == 1 else None
+        if isinstance(h, Var) and self.ask is not None:
+            b = self.scope.get(h.name)
+            binder = b[-1][0] if b else None
+            if self.ask(h.name, k, binder):
+                return frozenset(((h.name, k, binder),))
+        return None
+
+    def app(self, t: App, xs) -> Optional[frozenset]:
+        f, a = t.fun, t.arg
+        if not (fv(f) & xs):  # a functional is linear in its argument
+            need = self.functional(f)
+            if need is not None:
+                r = self.lin(a, xs)
+                if r is not None:
+                    return need | r
+        if isinstance(f, Lam):  # let q = E in L
+            names = frozenset(pattern_vars(f.pat))
+            if fv(a) & xs:  # E linear, L linear in xs and q jointly: linear maps compose
+                r = self.lin(a, xs)
+                if r is None:
+                    return None
+                s = self.under(f, f.body, xs | names, value=a)
+                return None if s is None else r | s
+            r = self.lin(a, xs)  # E constant: is it a zero?  Then so are the variables of q
+            s = self.under(f, f.body, xs - names, zero=r is not None, value=a)
+            if s is None:
+                return None
+            return s if r is None else r | s
+        jac = isinstance(f, Jac) and isinstance(f.lam, Lam)
+        inlined = None if jac else self.let_bound_jacobian(f, a)
+        if not (fv(a) & xs):  # the function position is linear (pointwise)
+            r = self.lin(f, xs)
+            if r is not None or not (jac or inlined):
+                return r
+        if jac:
+            return self.jac_at(f.lam, f.along, a, xs)
+        if inlined is not None:  # f let-bound to a Jacobian: f V is J(λq.S)·P V
+            return self.lin(inlined, xs)
+        return None
+
+    def jac_at(self, lam: Lam, along: Term, point: Optional[Term], xs) -> Optional[frozenset]:
+        """J(λq.S)·P V through its point.  Q: the variables of q whose component in
+        V or in P mentions xs; those components must be linear in xs, the others
+        are constants.  If S is jointly linear in Q and the variables of xs it
+        mentions, S = L(q_r)(xs, q_Q) with L(q_r) linear, and
+        J(λq.S)·P V = L(V_r)(0, P_Q) + (DL(V_r)·P_r)(xs, V_Q): linear in xs.
+        Without a point (J(λq.S)·P at any V, xs in the map and in P): Q is where
+        P mentions xs, and P_r must be zeros, so that the second summand is 0."""
+        names = pattern_vars(lam.pat)
+        dir_ = bind_pattern(lam.pat, along)
+        at = bind_pattern(lam.pat, point) if point is not None else None
+        q_lin = [n for n in names if fv(dir_[n]) & xs or (at is not None and fv(at[n]) & xs)]
+        if not q_lin:
+            return None
+        checked = ([at[n] for n in q_lin] + [dir_[n] for n in q_lin] if at is not None
+                   else [dir_[n] for n in names])  # the point first: cheap fails
+        out = _YES
+        for c in checked:
+            r = self.lin(c, xs)
+            if r is None:
+                return None
+            out = out | r
+        s = self.under(lam, lam.body, (xs - frozenset(names)) | frozenset(q_lin))
+        return None if s is None else out | s
+
+
+def _jacobian_tail(t: Optional[Term]) -> Optional[Jac]:
+    """The Jacobian J(λq.S)·P that ``t`` is, or that the let series ``t`` ends in."""
+    while isinstance(t, App) and isinstance(t.fun, Lam):
+        t = t.fun.body
+    return t if isinstance(t, Jac) and isinstance(t.lam, Lam) else None
 
 
 # ---- substitution ----------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 
 from ..reduction import rules as R
 from ..syntax import prims
-from ..syntax.terms import Prim, Sum, Tuple, formal_sum
+from ..syntax.terms import ZERO, Prim, Sum, Tuple, formal_sum
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
            "INSTALLED"]
@@ -38,6 +38,7 @@ class Mutant:
     label: str                   # the rule it breaks
     description: str
     make: Callable               # the original rule function → the broken one
+    fires: tuple = ()            # the labels its steps show, if not ``label`` alone
 
 
 def _drop_last_summand(original):
@@ -105,6 +106,38 @@ def _drop_accumulation(original):
     return broken
 
 
+class _ZeroArgumentTangent:
+    """The premises of D-eval, with the argument's tangent T₀ (its first
+    premise) read as 0, so that 19c fires where 19b should."""
+
+    def __init__(self, machine):
+        self.machine, self.first = machine, True
+
+    def premise(self, term, rule, keep_trivial=True, phase=None):
+        out = self.machine.premise(term, rule, keep_trivial, phase)
+        if self.first and rule == "19b":
+            self.first = False
+            return ZERO
+        return out
+
+
+def _premise_zero(original):
+    """D-eval whose premise T₀ (the argument's derivative) is taken to be 0."""
+    def broken(t, m):
+        return original(t, _ZeroArgumentTangent(m))
+    return broken
+
+
+def _drop_19c(original):
+    """19c's contractum â₁ ā₂ replaced by 0: the variation of the function is lost."""
+    def broken(t, m):
+        out = original(t, m)
+        if getattr(out, "label", None) == "19c":
+            return type(out)("19c", ZERO)
+        return out
+    return broken
+
+
 MUTANTS = {m.name: m for m in [
     Mutant("16c-drop-summand", "16c",
            "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
@@ -124,6 +157,12 @@ MUTANTS = {m.name: m for m in [
     Mutant("5-drop-accumulation", "5",
            "rule 5's arithmetic premise keeps only the first operand of each addition "
            "(adjoints of a variable used twice are not summed)", _drop_accumulation),
+    Mutant("19b-premise-zero", "19b",
+           "D-eval reads its premise, the argument's tangent T₀, as 0: 19c fires instead of "
+           "19b and the chain rule through the argument is lost", _premise_zero, ("19c",)),
+    Mutant("19c-drop-function", "19b",
+           "19c (argument constant) returns 0 instead of â₁ ā₂: the function's own variation "
+           "is lost", _drop_19c, ("19c",)),
 ]}
 
 

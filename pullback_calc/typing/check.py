@@ -32,7 +32,7 @@ from typing import Callable, Optional, Union
 from ..deep import deep
 from ..errors import TypeError_
 from ..syntax import prims
-from ..syntax.subst import linear
+from ..syntax.subst import linear_needs
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
                             Var, Zero, pattern_vars)
 from ..syntax.types import DualT, Prod, R, Arrow, Real, TVar, Type, show_type
@@ -70,6 +70,7 @@ class _Checker:
         self.parent: dict[int, TVar] = {}
         self.value: dict[int, Type] = {}
         self.pending: list = []            # postponed projections
+        self.binders: dict[int, list] = {}  # id(λ) → its variables' types, per occurrence
 
     # ---- union-find ----------------------------------------------------------
     def root(self, v: TVar) -> TVar:
@@ -214,7 +215,8 @@ class _Checker:
         go(pat, t)
         return out
 
-    def enter(self, binds: list) -> list:
+    def enter(self, binds: list, binder: Term) -> list:
+        self.binders.setdefault(id(binder), []).append(dict(binds))
         saved = [(n, self.scope.get(n, _MISSING)) for n, _ in binds]
         self.scope.update(binds)
         return saved
@@ -255,7 +257,7 @@ class _Checker:
         if isinstance(t, Lam):
             dom = TVar.new() if t.ann is None else t.ann
             saved = self.enter(self.pattern(
-                t.pat, dom, t.pat, lambda: f"the annotated pattern of `{_show(t)}`", pos))
+                t.pat, dom, t.pat, lambda: f"the annotated pattern of `{_show(t)}`", pos), t)
             cod = self.infer(t.body, pos)
             self.leave(saved)
             return Arrow(dom, cod)
@@ -266,7 +268,7 @@ class _Checker:
                 ta = self.infer(arg, pos)
                 if lam.ann is not None:
                     self.expect(ta, lam.ann, arg, what, arg.pos or pos)
-                saved = self.enter(self.pattern(lam.pat, ta, arg, what, arg.pos or pos))
+                saved = self.enter(self.pattern(lam.pat, ta, arg, what, arg.pos or pos), lam)
                 tb = self.infer(lam.body, pos)
                 self.leave(saved)
                 return tb
@@ -302,10 +304,10 @@ class _Checker:
             self.expect(self.infer(t.functional, pos), DualT(cod), t.functional,
                         "the functional of a dual map (λq.S)⋆P", t.functional.pos or pos)
             if isinstance(t.functional, Lam):
-                _linear_functional(t.functional, "the functional of the dual map",
-                                   t.functional.pos or pos)
+                self.linear_functional(t.functional, "the functional of the dual map",
+                                       t.functional.pos or pos)
             xs = pattern_vars(t.lam.pat)
-            if not linear(t.lam.body, frozenset(xs)):
+            if not self.linear(t.lam.body, xs):
                 raise TypeError_(f"the body of the dual map `{_show(t)}` is not linear in "
                                  f"the bound variable(s) {', '.join(xs)}", pos, t)
             return DualT(dom)
@@ -315,9 +317,69 @@ class _Checker:
             self.expect(self.infer(t.form, pos), Arrow(cod, DualT(cod)), t.form,
                         "the 1-form of a pullback Ω(S)P", t.form.pos or pos)
             if isinstance(t.form, Lam) and isinstance(t.form.body, Lam):
-                _linear_functional(t.form.body, "the 1-form of the pullback", t.form.pos or pos)
+                self.linear_functional(t.form.body, "the 1-form of the pullback",
+                                       t.form.pos or pos)
             return Arrow(dom, DualT(dom))
         raise TypeError_(f"not a term: {type(t).__name__}", pos, t)
+
+    # ---- linearity (§2.5) --------------------------------------------------------
+    def linear(self, body: Term, xs) -> bool:
+        """lin(S): is ``body`` jointly linear in ``xs``?  A variable applied to a
+        linear argument counts as a functional when its type is σ⋆ or can still
+        become one; the verdict then types it σ⋆ (being a covector is what makes
+        the application linear)."""
+        need = linear_needs(body, frozenset(xs), self.may_be_functional)
+        if need is None:
+            return False
+        for name, k, binder in sorted(need, key=lambda n: (n[0], n[1])):
+            slots = self.functional_slots(name, k, binder)  # again: a commit may change it
+            if slots is None:
+                return False
+            for r, h in slots:
+                if isinstance(h, TVar):
+                    self.value[h.id] = DualT(TVar.new())
+                elif isinstance(h, Arrow):  # σ → ℝ becomes σ⋆ (the dual is the representative)
+                    try:
+                        self.unify(h.cod, R)
+                    except _Clash:
+                        return False
+                    self.value[r.id] = DualT(h.dom)
+        return True
+
+    def may_be_functional(self, name: str, k: int, binder: Optional[Term]) -> bool:
+        return self.functional_slots(name, k, binder) is not None
+
+    def functional_slots(self, name: str, k: int, binder: Optional[Term]):
+        """The types of ``name`` (of the context, or bound by ``binder`` in each of
+        its occurrences) after k arguments, as (root, structure), if each is a dual
+        σ⋆, an unknown, or an arrow σ → ℝ that is still a type variable (so not
+        a λ literal's, an annotation's or the environment's); else None."""
+        if binder is None:
+            types = [self.lookup(name)]
+        else:
+            types = [b[name] for b in self.binders.get(id(binder), ()) if name in b]
+        out = []
+        for t in types:
+            for _ in range(k):
+                _, h = self.resolve(t)
+                if not isinstance(h, Arrow):
+                    return None
+                t = h.cod
+            r, h = self.resolve(t)
+            if not (isinstance(h, (DualT, TVar)) or (
+                    isinstance(h, Arrow) and r is not None and not self.occurs(r, h.dom)
+                    and isinstance(self.resolve(h.cod)[1], (Real, TVar)))):
+                return None
+            out.append((r, h))
+        return out or None
+
+    def linear_functional(self, f: Lam, what: str, pos) -> None:
+        """σ⋆ is compatible with σ → ℝ in inference, so a λ written where a
+        covector is required gets the linearity side condition here."""
+        xs = pattern_vars(f.pat)
+        if not self.linear(f.body, xs):
+            raise TypeError_(f"{what}, `{_show(f)}`, is not linear in {', '.join(xs)}: "
+                             f"a covector must be a linear functional", pos, f)
 
     def project(self, t: Proj, ta: Type, pos, final: bool = False) -> Type:
         _, h = self.resolve(ta)
@@ -354,15 +416,6 @@ class _Checker:
                 t, ta, _, pos = stuck[0]
                 self.project(t, ta, pos, final=True)  # raises
             self.pending += stuck
-
-
-def _linear_functional(f: Lam, what: str, pos) -> None:
-    """σ⋆ is compatible with σ → ℝ in inference, so a λ written where a
-    covector is required gets the linearity side condition here."""
-    xs = pattern_vars(f.pat)
-    if not linear(f.body, frozenset(xs)):
-        raise TypeError_(f"{what}, `{_show(f)}`, is not linear in {', '.join(xs)}: "
-                         f"a covector must be a linear functional", pos, f)
 
 
 def _shape(p: Term) -> Type:

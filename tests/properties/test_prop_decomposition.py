@@ -90,7 +90,13 @@ def a_normal(lam: Lam) -> bool:
     such a body counts as A-normal when flagged."""
     b = lam.body
     return elementary(b) or let_series(b) or (env_extension(lam) and "_anf" in b.__dict__
-                                               and elementary(b.items[1]))
+                                               and elementary(b.items[1])) or eta_body(lam)
+
+
+def eta_body(lam: Lam) -> bool:
+    """λz. ā₁ z built by 19b for a function ā₁ it cannot look inside (§5.9): the
+    body is flagged A-normal and left as it is (the Jacobian is value 1)."""
+    return "_anf" in lam.body.__dict__ and eta_map(lam)
 
 
 # ---- redexes (§3.2, §5.9) ----------------------------------------------------------------
@@ -148,9 +154,16 @@ def at(pat: Term, v: Term, a: Term) -> Term:
     return a if part is None else part
 
 
+def zero_part(v: Term) -> bool:
+    """A zero vector, also as πᵢ of one (what the premise reduces it to)."""
+    while isinstance(v, Proj):
+        v = v.arg
+    return zero_vector(v)
+
+
 def jacobian_at(t: App):
     """§5.9, in the documented order: (J(λp.E)·P) V with E elementary."""
-    lam, P, V = t.fun.lam, t.fun.along, t.arg
+    lam, P = t.fun.lam, t.fun.along
     E, p = lam.body, frozenset(pattern_vars(lam.pat))
 
     def occurs(u):
@@ -182,11 +195,8 @@ def jacobian_at(t: App):
     if isinstance(E, App):
         if not occurs(E.arg):
             return "19a"
-        if not isinstance(at(lam.pat, V, E.fun), (Lam, Pullback, Jac, Dual, Sum, Zero)):
-            return None  # the paper's values 1 and 2
-        if occurs(E.fun) and not isinstance(at(lam.pat, P, E.fun), Zero):
-            return "19b"
-        return "19c"
+        # D-eval; the premise T₀ = â₂ (one rule-10 step) decides: zero → 19c
+        return "19c" if zero_part(at(lam.pat, P, E.arg)) else "19b"
     if isinstance(E, Tuple):
         return "20a"
     return None
@@ -253,18 +263,37 @@ OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"
             frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 
+def eta_map(lam: Lam) -> bool:
+    """λz. F z with z not free in F: the map of 19b's η-form (§5.9)."""
+    b = lam.body
+    return isinstance(lam.pat, Var) and isinstance(b, App) and b.arg == lam.pat \
+        and lam.pat.name not in fv(b.fun)
+
+
 def declines(t: App) -> bool:
-    """Rules 17, 19b and 19c decline (the redex is a value) when their premise
-    that looks inside an operator makes no progress: E u for 17 (a pullback
-    along a variable g read as Ω(λy. g y) a), ā₁ u for 19b/19c when ā₁ is
-    neither an abstraction nor 𝟎."""
+    """Rules 17 and 19b decline (the redex is a value) when their premise that
+    looks inside an operator makes no progress: E u for 17 (a pullback along a
+    variable g read as Ω(λy. g y) a; never for the η-form J(λz. F z)·a, which
+    17 moves into the point without a premise); for 19b (§5.9), when the
+    argument's tangent T₀ is not zero, ā₁ is neither an abstraction nor 𝟎 nor
+    an operator whose reduct at a fresh point makes progress, and the redex is
+    already (J(λz. g z)·T) W, g not z (value 1)."""
     lam = t.fun.lam
     E = lam.body
     if isinstance(E, App):
+        if zero_part(at(lam.pat, t.fun.along, E.arg)):
+            return False  # 19c
         op = at(lam.pat, t.arg, E.fun)
         if isinstance(op, (Lam, Zero)):
             return False
-    elif isinstance(E, Pullback) and not isinstance(E.fun, Lam):
+        if isinstance(op, (Pullback, Jac, Dual, Sum)):
+            w, _ = Machine(max_steps=MAX_STEPS).reduce(App(op, Var("u_probe")))
+            if not (isinstance(w, App) and w.fun == op):
+                return False
+        return isinstance(lam.pat, Var) and E.arg == lam.pat and lam.pat.name not in fv(E.fun)
+    if isinstance(E, Jac) and eta_map(E.lam):
+        return False
+    if isinstance(E, Pullback) and not isinstance(E.fun, Lam):
         op = Pullback(Lam(Var("y_probe"), App(E.fun, Var("y_probe"))), E.form)
     else:
         op = E
@@ -307,7 +336,7 @@ def decompose(t: Term, path=()):
         if r:
             return r
     rules = node_rules(t)
-    if rules & {"17", "19b", "19c"} and declines(t):
+    if rules & {"17", "19b"} and declines(t):
         return None
     return (path, t, rules) if rules else None
 

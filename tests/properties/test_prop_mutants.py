@@ -17,6 +17,7 @@ from pullback_calc.testing.mutants import MUTANTS, mutant
 
 import test_prop_derivatives as der
 import test_prop_product_rule as prod
+import test_prop_progress as progress
 import test_prop_semantics as sem
 
 #: (generator, property body) that must fail under each mutant
@@ -32,6 +33,10 @@ KILLERS = {
     "20a-reverse": (der.HIGHER_ORDER_ROWS,
                     der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
     "5-drop-accumulation": (der.programs_with_points(), der.test_jacobian_rows_equal_sympy),
+    "19b-premise-zero": (der.HIGHER_ORDER_ROWS,
+                         der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
+    "19c-drop-function": (progress.CLOSED_REALS,
+                          progress.test_closed_reals_reduce_to_the_oracles_numeral),
     # (survived the general generators; test_prop_product_rule builds its case)
     "13-drop-summand": (prod.PRODUCT_RULE,
                         prod.test_jacobians_linear_in_the_input_through_map_and_direction),

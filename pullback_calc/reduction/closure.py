@@ -123,7 +123,7 @@ def one_step_reducts(term: Term, max_premise_steps: int = 10_000) -> list[Reduct
                 prem: list = []
                 m._premises = prem
                 try:
-                    label, contractum = R.settle(label, R.RULES[label](u, m), prem)
+                    label, contractum = R.apply_decision(label, R.RULES[label](u, m), prem)
                 except R.Declined:
                     contractum = None
                 except PullbackCalcError:

@@ -238,7 +238,7 @@ class Machine:
             outer = self._premises
             self._premises = prem
             try:
-                label, contractum = R.settle(label, R.RULES[label](t, self), prem,
+                label, contractum = R.apply_decision(label, R.RULES[label](t, self), prem,
                                              self.rule_counts)
             except R.Declined:
                 self.steps_taken -= 1

@@ -580,7 +580,7 @@ class Decided(NamedTuple):
     term: Term
 
 
-def settle(label: str, out, premises: list, counts: Optional[dict] = None):
+def apply_decision(label: str, out, premises: list, counts: Optional[dict] = None):
     """(label, contractum) of a rule's result ``out`` (a term or ``Decided``):
     the step's label as decided, its premises relabelled, ``counts`` moved."""
     if not isinstance(out, Decided):

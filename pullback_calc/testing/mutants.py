@@ -132,8 +132,8 @@ def _drop_19c(original):
     """19c's contractum â₁ ā₂ replaced by 0: the variation of the function is lost."""
     def broken(t, m):
         out = original(t, m)
-        if getattr(out, "label", None) == "19c":
-            return type(out)("19c", ZERO)
+        if isinstance(out, R.Decided) and out.label == "19c":
+            return R.Decided("19c", ZERO)
         return out
     return broken
 

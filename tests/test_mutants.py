@@ -19,6 +19,7 @@ WITNESS = {
     "5-drop-accumulation": ("Ω(λx. let y = 2 × x in x × y) (λz. λw. w) 3", "λdx. 12 × dx"),
     "19b-premise-zero": ("(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. 3 × u, 2⟩", "g 2 ⊕ 3"),
     "19c-drop-function": ("(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. 3 × u, 2⟩", "g 2"),
+    "18-premise-reads-point": ("(J(λx. λy. x × y)·1) 2", "λy. y × 1"),
 }
 
 

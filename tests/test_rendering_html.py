@@ -65,10 +65,12 @@ def test_script_breakout_is_escaped():
 def test_premises_are_flattened_breadth_first():
     r = pc.reduce(PREMISE)
     doc = trace_data(r.trace)
-    assert doc["top"] == 1 and doc["total"] == 2
-    (prem,) = doc["D"]
-    assert doc["rules"][prem[0]] == "18" and prem[1:] == ["J(λx. x × y)·1 2", "y × 1", 1, 1]
-    assert doc["S"][0][9] == [0] and doc["rules"][doc["S"][1][0]] == "15"
+    assert doc["top"] == 1 and doc["total"] == 4
+    (prem,) = doc["D"]  # rule 18's premise: a pullback along a free 1-form, applied to P
+    assert doc["rules"][prem[0]] == "18"
+    assert prem[1:] == ["Ω(λx. x × y) omega_1 2 1", "omega_1 (2 × y) (y × 1)", 1, 3]
+    assert doc["S"][0][9] == [0]
+    assert [doc["rules"][s[0]] for s in doc["S"][1:]] == ["pb", "15", "dual-app"]
 
 
 def test_page_size_is_linear():
@@ -249,10 +251,11 @@ def test_browser_expands_a_premise(open_page):
     expect(rows).to_have_count(0)  # rendered only when opened
     page.click("#premises summary")
     expect(page.locator("#premises details")).to_have_attribute("open", "")
-    expect(rows).to_have_count(1)  # rendered in the toggle event, after the click returns
-    for part in ("(15)", "J(λx. x × y)·1 2", "y × 1"):
-        expect(rows.first).to_contain_text(part)
-    expect(page.locator("#premises summary")).to_contain_text("⇓ y × 1")
+    expect(rows).to_have_count(3)  # rendered in the toggle event, after the click returns
+    for i, part in enumerate(("(pb)", "(15)", "(dual-app)")):
+        expect(rows.nth(i)).to_contain_text(part)
+    expect(rows.nth(1)).to_contain_text("J(λx. x × y)·dx 2")
+    expect(page.locator("#premises summary")).to_contain_text("⇓ omega_1 (2 × y) (y × 1)")
 
 
 def test_browser_nested_premises(open_page):

@@ -89,9 +89,10 @@ def test_premises_nest_and_both_spellings():
     (step,) = doc["trace"]
     assert step["rule"] == "18" and step["phase"] == "forward"
     (prem,) = step["premises"]
-    assert prem["rule"] == "18" and prem["result"] == "y × 1" and prem["result_ascii"] == "y * 1"
-    assert prem["start_ascii"] == "J(\\x. x * y) . 1 2"
-    assert [s["rule"] for s in prem["steps"]] == ["15"]
+    assert prem["rule"] == "18" and prem["result"] == "omega_1 (2 × y) (y × 1)"
+    assert prem["result_ascii"] == "omega_1 (2 * y) (y * 1)"
+    assert prem["start_ascii"] == "pullback(\\x. x * y) omega_1 2 1"
+    assert [s["rule"] for s in prem["steps"]] == ["pb", "15", "dual-app"]
     assert trace_to_dict(r.trace, premises=False)["trace"][0]["premises"] == []
 
 

@@ -80,9 +80,10 @@ def test_premises_are_indented_under_their_step():
     lines = trace_lines(r.trace)
     assert lines[0].lstrip().startswith("0 [18]")
     assert lines[1].startswith("    ⊢ premise [18]: ") and "⇓" in lines[1]
-    assert lines[2].startswith("        ") and "[15]" in lines[2]
+    assert all(ln.startswith("        ") for ln in lines[2:5])
+    assert ["[pb]" in lines[2], "[15]" in lines[3], "[dual-app]" in lines[4]] == [True] * 3
     assert trace_lines(r.trace, premises=False) == lines[:1]
-    assert [d for d, _ in walk(r.trace)] == [0, 1, 2]
+    assert [d for d, _ in walk(r.trace)] == [0, 1, 2, 2, 2]
     ascii_lines = trace_lines(r.trace, unicode=False)
     assert all(line.isascii() for line in ascii_lines) and "|- premise [18]" in ascii_lines[1]
 

@@ -25,6 +25,10 @@ CASES = [
     ("5", "(λv. 3 × v)⋆ (λw. 2 × w)", "λv. 6 × v", "λv. 6 × v"),
     ("5", "(λv. ⟨v, 3 × v⟩)⋆ (λw. π1 w ⊕ π2 w)", "λv. 4 × v", None),
     ("6", "(λv. 3 × v)⋆ ((λu. 2 × u)⋆ ω)", "(λv. 2 × (3 × v))⋆ ω", None),
+    # … into a ground value's space (ω at a real): linear normal form, 2 × 3 by rule 4
+    ("6", "(λv. 3 × v)⋆ ((λu. 2 × u)⋆ (ω 1))", "(λv. 6 × v)⋆ (ω 1)", None),
+    ("6", "(λv. ⟨v, 3 × v⟩)⋆ ((λ⟨a, b⟩. ⟨a ⊕ b, 2 × b⟩)⋆ (ω ⟨1, 2⟩))",
+     "(λv. ⟨4 × v, 6 × v⟩)⋆ (ω ⟨1, 2⟩)", None),
     ("7", "Ω(λx. let y = sin(x) in y) ω", "Ω(λx. sin(x)) ω", None),
     ("8", "Ω(λx. let y = sin(x) in let z = cos(y) in z) ω",
      "Ω(λx. ⟨x, sin(x)⟩) (Ω(λ⟨x, y⟩. let z = cos(y) in z) ω)", None),

@@ -308,13 +308,13 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
                                    lambda cs: _arithmetic(cs, m)))
 
 
-def _arithmetic(coefficients: list, m: Premises) -> list:
+def _arithmetic(coefficients: list, m: Premises, label: str = "5") -> list:
     """Rule 5's arithmetic premise: the coefficient terms the composition
     built (k × c, c + d) reduce -- by rule 4, one step per operation -- to
     values, together, as one tuple."""
     if len(coefficients) == 1:
-        return [m.premise(coefficients[0], "5", keep_trivial=False, phase="reverse")]
-    v = m.premise(Tuple(tuple(coefficients)), "5", keep_trivial=False, phase="reverse")
+        return [m.premise(coefficients[0], label, keep_trivial=False, phase="reverse")]
+    v = m.premise(Tuple(tuple(coefficients)), label, keep_trivial=False, phase="reverse")
     return list(v.items)
 
 
@@ -325,15 +325,57 @@ def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
 
 @rule("6")
 def dual_contravariance(t: Dual, m: Premises) -> Term:
-    """(6) (λv.S)⋆((λw.S')⋆P) → (λv.S'[S/w])⋆P  -- contravariance:
-    f⋆(g⋆P) = (g ∘ f)⋆P.  Fires when P is stuck (e.g. a free 1-form).  v
-    is renamed apart from the free variables of λw.S', which it would capture."""
+    """(6) (λv.S)⋆((λw.S')⋆P) → (λv.⟦S'[S/w]⟧)⋆P  -- contravariance:
+    f⋆(g⋆P) = (g ∘ f)⋆P.  Fires when P is stuck (e.g. a free 1-form).  As
+    in rule 5, ⟦·⟧ puts the composite in linear normal form, with its
+    arithmetic a premise (rule 4), when the maps' values are reals or tuples
+    of reals -- known from P = ω Ȳ, the free 1-form at a ground value: so
+    the composition of stage maps is reverse accumulation, each step
+    touching only the coefficients of the variables its stage used.
+    Otherwise (functions, or a functional P of unknown shape) S'[S/w] is the
+    plain substitution.  v is renamed apart from the free variables of
+    λw.S', which it would capture."""
     inner: Dual = t.functional
     pat, S = t.lam.pat, t.lam.body
     if frozenset(pattern_vars(pat)) & fv(inner.lam):
         pat, S = _rename_all(pat, S)  # v must not capture the free variables of λw.S'
-    body = subst(inner.lam.body, bind_pattern(inner.lam.pat, S))
+    if _ground_functional(inner.functional) and not isinstance(inner.lam.body, Lam):
+        body = _compose_ground(inner.lam.pat, inner.lam.body, S, PatVars(pat), m)
+    else:
+        body = subst(inner.lam.body, bind_pattern(inner.lam.pat, S))
     return Dual(Lam(pat, body, t.lam.ann), inner.functional)
+
+
+def _ground(v: Term) -> bool:
+    """A value of type ℝ or a tuple of them (a stuck f(…) is a real)."""
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Tuple):
+            stack.extend(u.items)
+        elif isinstance(u, Sum):
+            if not any(isinstance(i, (Num, Prim)) for i in u.items):
+                return False
+        elif not isinstance(u, (Num, Prim)):
+            return False
+    return True
+
+
+def _ground_functional(f: Term) -> bool:
+    """Is f the functional ω Ȳ at a ground value Ȳ (so the maps into Ȳ's
+    space are real- or tuple-valued)?"""
+    return isinstance(f, App) and _ground(f.arg)
+
+
+def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars, m: Premises) -> Term:
+    """⟦S'[S/w]⟧ for S' real- or tuple-valued: componentwise rule-5 composition."""
+    if isinstance(S2, Tuple):
+        return Tuple(tuple(_compose_ground(w, c, S, lin, m) for c in S2.items))
+    if isinstance(S2, Zero):
+        return ZERO
+    return linear.compose(Lam(w, S2), S, lin,
+                          lambda u: m.premise(u, "6", keep_trivial=False),
+                          lambda cs: _arithmetic(cs, m, "6"))
 
 
 # ======================================================================================
@@ -494,13 +536,65 @@ def jac_dual_functional(t: App, m: Premises) -> Term:
 
 
 def _body_tangent(t: App, m: Premises, label: str) -> tuple[Term, Term, Term]:
-    """The premise of 16b/16c/18: (J(λp.S)·P) V ⇓ T, S the body of the inner
-    abstraction λq.S (q free).  Returns (q, S, T)."""
+    """The premise of 16b/16c/18: the tangent T of S at V along P, S the body
+    of the inner abstraction λq.S (q free).  Returns (q, S, T)."""
     p, E, P, V, env = _parts(t)
     inner: Lam = E.lam if isinstance(E, Dual) else E
     q, S = _apart(inner.pat, inner.body, env, fv(P) | fv(V))
-    T = m.premise(App(Jac(Lam(p, S), P), V), label)
-    return q, S, T
+    return q, S, tangent(p, S, P, V, m, label)
+
+
+def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term:
+    """T = J(λp.S)(V)(P), the premise of 16b/16c/18/19b, by pullback
+    reductions as the paper says of 16b ("we are reducing the let series in
+    S using our pullback reductions"): the premise  Ω(λp.S) ω V P ⇓ ω S̄ T
+    pulls a fresh free 1-form ω back along λp.S (rules 8, 7, pb: the forward
+    phase computes S̄ once), rule 6 composes the stage maps from the output
+    back into one dual map (λp̂.M)⋆(ω S̄) -- reverse accumulation, M the
+    Jacobian of λp.S at V -- and dual-app applies it to P: T = M[P/p̂] is
+    the argument of the stuck ω S̄.  A zero result (S constant in p) is 𝟎.
+
+    When some intermediate of S does not move along P (a constant stage),
+    the premise is the forward chain rule (J(λp.S)·P) V (rules 7J, 8J)
+    instead: reverse accumulation would differentiate every later stage
+    along that intermediate's symbolic direction, which only the composition
+    finds to be 0 -- for a D-eval on it, the whole function applied
+    (papers/calculus.md §5.11 measures the cost: quadratic on
+    continuation-passing Church folds) -- while the forward rules know it is
+    0 at once (rule 9, then 19c)."""
+    if not _moves_everywhere(S, _moving(p, P)):
+        return m.premise(App(Jac(Lam(p, S), P), V), label)
+    w = Var(fresh("omega"))
+    out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label)
+    if isinstance(out, Zero):
+        return ZERO
+    if isinstance(out, App) and isinstance(out.fun, App) and out.fun.fun == w:
+        return out.arg
+    raise ReductionError(f"rule {label}'s premise did not reach ω S̄ T: {out}", rule=label,
+                         redex=out)
+
+
+def _moving(p: Term, P: Term) -> frozenset:
+    """The variables of p whose direction in P is not a zero vector."""
+    return frozenset(n for n, d in bind_pattern(p, P).items() if not is_zero(d))
+
+
+def _moves_everywhere(t: Term, moving: frozenset) -> bool:
+    """Does every intermediate of t -- each let-bound term, each compound
+    operand that A-reduction would name; λ bodies are not looked into --
+    mention a variable that moves (``moving``, grown by the lets)?"""
+    while is_let(t):
+        if not (fv(t.arg) & moving) or not _moves_everywhere(t.arg, moving):
+            return False
+        moving = moving | frozenset(pattern_vars(t.fun.pat))
+        t = t.fun.body
+    if isinstance(t, (Var, Num, Zero)):
+        return True
+    if not (fv(t) & moving):
+        return False
+    if isinstance(t, (Lam, Jac, Dual, Pullback)):
+        return True
+    return all(_moves_everywhere(c, moving) for c in t.children())
 
 
 @rule("16b")
@@ -637,7 +731,7 @@ def jac_application(t: App, m: Premises):
     mention p).  Nothing is looked inside, whatever ā₁ is.  The rule runs
     the premise first and returns ``Decided("19c", …)`` in this case."""
     p, E, P, V, env = _parts(t)
-    T0 = m.premise(App(Jac(Lam(p, _flag_anf(E.arg)), P), V), "19b")
+    T0 = tangent(p, E.arg, P, V, m, "19b")
     arg = env.at(E.arg, V)
     dfun = _dir(env, E.fun, P) if env.occurs(E.fun) else ZERO
     if is_zero(T0):

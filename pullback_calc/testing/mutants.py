@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 
 from ..reduction import rules as R
 from ..syntax import prims
-from ..syntax.terms import ZERO, Prim, Sum, Tuple, formal_sum
+from ..syntax.terms import ZERO, App, Prim, Sum, Tuple, formal_sum
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
            "INSTALLED"]
@@ -128,6 +128,27 @@ def _premise_zero(original):
     return broken
 
 
+class _PointForTangent:
+    """The premises of rule 18, with the pullback premise's reading swapped:
+    from ω S̄ T the point's image S̄ is taken for the tangent T."""
+
+    def __init__(self, machine):
+        self.machine = machine
+
+    def premise(self, term, rule, keep_trivial=True, phase=None):
+        out = self.machine.premise(term, rule, keep_trivial, phase)
+        if rule == "18" and isinstance(out, App) and isinstance(out.fun, App):
+            return App(App(out.fun.fun, out.arg), out.fun.arg)
+        return out
+
+
+def _premise_reads_point(original):
+    """D-curry whose pullback premise reads the image instead of the tangent."""
+    def broken(t, m):
+        return original(t, _PointForTangent(m))
+    return broken
+
+
 def _drop_19c(original):
     """19c's contractum â₁ ā₂ replaced by 0: the variation of the function is lost."""
     def broken(t, m):
@@ -160,6 +181,9 @@ MUTANTS = {m.name: m for m in [
     Mutant("19b-premise-zero", "19b",
            "D-eval reads its premise, the argument's tangent T₀, as 0: 19c fires instead of "
            "19b and the chain rule through the argument is lost", _premise_zero, ("19c",)),
+    Mutant("18-premise-reads-point", "18",
+           "rule 18's pullback premise Ω(λp.S) ω V P ⇓ ω S̄ T is read off wrongly: the "
+           "image S̄ is taken for the tangent T", _premise_reads_point),
     Mutant("19c-drop-function", "19b",
            "19c (argument constant) returns 0 instead of â₁ ā₂: the function's own variation "
            "is lost", _drop_19c, ("19c",)),

@@ -35,6 +35,8 @@ KILLERS = {
     "5-drop-accumulation": (der.programs_with_points(), der.test_jacobian_rows_equal_sympy),
     "19b-premise-zero": (der.HIGHER_ORDER_ROWS,
                          der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
+    "18-premise-reads-point": (der.HIGHER_ORDER_ROWS,
+                               der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
     "19c-drop-function": (progress.CLOSED_REALS,
                           progress.test_closed_reals_reduce_to_the_oracles_numeral),
     # (survived the general generators; test_prop_product_rule builds its case)

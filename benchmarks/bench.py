@@ -377,6 +377,453 @@ def profile_case(family: str, n: int, what: str = "grad", top: int = 15) -> str:
 
 
 # ======================================================================================
+# side by side with autograd and a pure-Python tape (issue 10): --compare
+# ======================================================================================
+#
+# Each family gives: the program (text), its point, the number of elementary
+# operations, and the same function written for autograd and for a tiny scalar
+# tape, both as plain Python loops over scalars.  One round times, in this order,
+# the engine's gradient (jacobian_row, no trace), autograd's, the tape's and the
+# engine's evaluation; rounds repeat (A, B, A, B …) and medians are reported, as
+# CPU time (time.process_time, every thread of the process) and wall time.
+
+
+def swell_source(k: int) -> str:
+    """f₀ = x, fₖ₊₁ = sin fₖ · cos fₖ, every fₖ let-bound (no expression swell)."""
+    lets = "".join(f"let f{i + 1} = sin(f{i}) × cos(f{i}) in " for i in range(k))
+    return f"λf0. {lets}f{k}"
+
+
+def swell_value(k: int, pt: list[float]) -> float:
+    x = pt[0]
+    for _ in range(k):
+        x = math.sin(x) * math.cos(x)
+    return x
+
+
+def swell_grad(k: int, pt: list[float]) -> list[float]:
+    """d/dx of fₖ₊₁ = ½ sin 2fₖ is cos 2fₖ · fₖ'."""
+    x, g = pt[0], 1.0
+    for _ in range(k):
+        g *= math.cos(2 * x)
+        x = math.sin(x) * math.cos(x)
+    return [g]
+
+
+def church_sum_source(n: int) -> str:
+    """Σ xᵢ by folding a Church list: sum = λl. l (λx. λacc. x + acc) 0, applied to
+    the list [x1, …, xn] built from the inputs (kept separate from the other
+    families: the Church-list rules may change under another issue)."""
+    xs = ", ".join(f"x{i}" for i in range(1, n + 1))
+    lst = "n"
+    for i in range(n, 0, -1):
+        lst = f"c x{i} ({lst})"
+    return f"λ⟨{xs}⟩. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λc. λn. {lst})"
+
+
+def church_sum_point(n: int) -> list[float]:
+    return [round(0.1 * ((3 * i) % 11) - 0.4, 10) for i in range(n)]
+
+
+def church_sum_value(n: int, pt: list[float]) -> float:
+    acc = 0.0
+    for x in reversed(pt):
+        acc = x + acc
+    return acc
+
+
+def church_sum_grad(n: int, pt: list[float]) -> list[float]:
+    return [1.0] * n
+
+
+def swell_point(n: int) -> list[float]:
+    return [0.7]
+
+
+# ---- the same functions over scalars: fn(xs, ops) with ops = (sin, cos, tanh) ------
+
+def _sin_py(n):
+    def f(xs, sin, cos, tanh):
+        x = xs[0]
+        for _ in range(n):
+            x = sin(x)
+        return x
+    return f
+
+
+def _sop_py(n):
+    def f(xs, sin, cos, tanh):
+        s = xs[0] * xs[1]
+        for i in range(1, n - 1):
+            s = s + xs[i] * xs[i + 1]
+        return s
+    return f
+
+
+def _mlp_py(h):
+    def f(xs, sin, cos, tanh):
+        s = xs[h] * tanh(xs[0] * MLP_X0)
+        for i in range(1, h):
+            s = s + xs[h + i] * tanh(xs[i] * MLP_X0)
+        r = s - MLP_Y0
+        return r * r
+    return f
+
+
+def _swell_py(k):
+    def f(xs, sin, cos, tanh):
+        x = xs[0]
+        for _ in range(k):
+            x = sin(x) * cos(x)
+        return x
+    return f
+
+
+def _church_py(n):
+    def f(xs, sin, cos, tanh):
+        acc = xs[n - 1]
+        for i in range(n - 2, -1, -1):
+            acc = xs[i] + acc
+        return acc
+    return f
+
+
+class _TapeVar:
+    """A scalar on a pure-Python reverse-mode tape (the minimal reference)."""
+    __slots__ = ("v", "i")
+
+    def __init__(self, v, i):
+        self.v, self.i = v, i
+
+    def __add__(self, o):
+        return _TAPE.push(self.v + o.v, (self.i, o.i), (1.0, 1.0)) if isinstance(o, _TapeVar) \
+            else _TAPE.push(self.v + o, (self.i,), (1.0,))
+
+    def __sub__(self, o):
+        return _TAPE.push(self.v - o, (self.i,), (1.0,))
+
+    def __mul__(self, o):
+        if isinstance(o, _TapeVar):
+            return _TAPE.push(self.v * o.v, (self.i, o.i), (o.v, self.v))
+        return _TAPE.push(self.v * o, (self.i,), (o,))
+
+
+class _Tape:
+    def __init__(self):
+        self.parents: list = []
+        self.partials: list = []
+
+    def push(self, v, parents, partials):
+        self.parents.append(parents)
+        self.partials.append(partials)
+        return _TapeVar(v, len(self.parents) - 1)
+
+
+_TAPE = _Tape()
+
+
+def _t_sin(x):
+    return _TAPE.push(math.sin(x.v), (x.i,), (math.cos(x.v),))
+
+
+def _t_cos(x):
+    return _TAPE.push(math.cos(x.v), (x.i,), (-math.sin(x.v),))
+
+
+def _t_tanh(x):
+    t = math.tanh(x.v)
+    return _TAPE.push(t, (x.i,), (1.0 - t * t,))
+
+
+def tape_grad(fn, pt: list[float]) -> list[float]:
+    global _TAPE
+    _TAPE = tape = _Tape()
+    xs = [tape.push(v, (), ()) for v in pt]
+    out = fn(xs, _t_sin, _t_cos, _t_tanh)
+    adj = [0.0] * len(tape.parents)
+    adj[out.i] = 1.0
+    parents, partials = tape.parents, tape.partials
+    for i in range(len(adj) - 1, -1, -1):
+        a = adj[i]
+        if a:
+            for j, d in zip(parents[i], partials[i]):
+                adj[j] += a * d
+    return [adj[x.i] for x in xs]
+
+
+def autograd_available() -> bool:
+    try:
+        import autograd  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def autograd_grad(fn, pt: list[float]) -> list[float]:
+    """autograd on the scalar loop: the point is one array, read element by element."""
+    import autograd.numpy as anp
+    from autograd import grad
+    g = grad(lambda x: fn(x, anp.sin, anp.cos, anp.tanh))
+    return [float(v) for v in g(anp.array(pt, dtype=float))]
+
+
+@dataclass
+class CompareFamily:
+    name: str
+    family: Family
+    ops: Callable[[int], int]          # elementary operations of the program
+    py: Callable[[int], Callable]      # the scalar-loop version, for autograd and the tape
+    sizes: list
+    quick_sizes: list
+    memory_size: int                   # the size at which peak memory is measured
+
+
+COMPARE: dict[str, CompareFamily] = {
+    "sin": CompareFamily("sin", FAMILIES["sin"], lambda n: n, _sin_py,
+                         [1000, 2000, 4000, 8000, 16000], [250, 500, 1000], 10000),
+    "sop": CompareFamily("sop", FAMILIES["sop"], lambda n: 2 * n - 3, _sop_py,
+                         [250, 500, 1000, 2000, 4000], [60, 125, 250], 2000),
+    "mlp": CompareFamily("mlp", FAMILIES["mlp"], lambda h: 4 * h + 1, _mlp_py,
+                         [50, 100, 200, 400, 800], [12, 25, 50], 200),
+    "swell": CompareFamily("swell", Family(
+        "swell", "swell f₀ = x, fₖ₊₁ = sin fₖ · cos fₖ (let-bound), n = k",
+        swell_source, swell_point, swell_value, swell_grad, 1e-9, [], []),
+        lambda k: 3 * k, _swell_py, [10, 20, 40, 80, 160, 320, 640], [10, 20, 40], 160),
+    "church": CompareFamily("church", Family(
+        "church", "Church-list sum Σ xᵢ by a fold, n = length",
+        church_sum_source, church_sum_point, church_sum_value, church_sum_grad, 1e-9, [], []),
+        lambda n: n - 1, _church_py, [50, 100, 200, 400, 800], [10, 20, 40], 100),
+}
+
+#: the goals of issue 10 (CPU time, this machine)
+GOAL_GROWTH = 2.2           # gradient (and evaluation) time per doubling of the size
+GOAL_RATIO = 20.0           # µs per operation, engine / autograd
+GOAL_RATIO_AT = {"sin": [1000, 4000], "sop": [1000]}
+GOAL_CHAIN_10K_S = 2.0      # CPU seconds, 10,000-deep sin chain gradient
+GOAL_MEMORY = (2.0, 4.0)    # peak memory / autograd's: without, with a trace
+GOAL_MEMORY_AT = {"sin": 10000, "sop": 2000}
+
+
+@dataclass
+class CompareCase:
+    family: str
+    n: int
+    ops: int
+    grad_steps: int = 0
+    eval_steps: int = 0
+    rounds: int = 0
+    cpu: dict = field(default_factory=dict)    # what -> median CPU seconds
+    wall: dict = field(default_factory=dict)   # what -> median wall seconds
+    err: dict = field(default_factory=dict)    # what -> relative error of the gradient
+    skipped: list = field(default_factory=list)
+
+    def us_per_op(self, what: str) -> float:
+        t = self.cpu.get(what)
+        return 1e6 * t / self.ops if t is not None else float("nan")
+
+    def ratio(self, what: str = "grad", ref: str = "autograd") -> float:
+        a, b = self.cpu.get(what), self.cpu.get(ref)
+        return a / b if a is not None and b else float("nan")
+
+
+def _median(xs: list) -> float:
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else 0.5 * (xs[m - 1] + xs[m])
+
+
+def _clock(fn):
+    gc.collect()
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return out, time.process_time() - c0, time.perf_counter() - t0
+
+
+def compare_case(cf: CompareFamily, n: int, rounds: int = 3, skip: frozenset = frozenset(),
+                 single_round_above_s: float = 10.0) -> CompareCase:
+    """Interleaved rounds: engine gradient, autograd, tape, engine evaluation."""
+    fam = cf.family
+    src, pt = fam.source(n), fam.point(n)
+    py = cf.py(n)
+    ref = fam.grad(n, pt)
+    case = CompareCase(cf.name, n, cf.ops(n))
+    work: dict = {
+        "grad": lambda f: pc.jacobian_row(f, pt, 0, max_steps=100_000_000, record=False),
+        "tape": lambda f: tape_grad(py, pt),
+        "eval": lambda f: pc.reduce(App(f, point_term(pt)), max_steps=100_000_000,
+                                    record=False),
+    }
+    if autograd_available():
+        work["autograd"] = lambda f: autograd_grad(py, pt)
+    order = [w for w in ("grad", "autograd", "tape", "eval") if w in work and w not in skip]
+    case.skipped = [w for w in ("grad", "autograd", "tape", "eval") if w in skip]
+    cpu: dict = {w: [] for w in order}
+    wall: dict = {w: [] for w in order}
+    k = rounds
+    r = 0
+    while r < k:
+        total = 0.0
+        for w in order:
+            f = pc.parse(src)  # fresh nodes: the engine caches facts on them
+            out, c, t = _clock(lambda: work[w](f))
+            cpu[w].append(c)
+            wall[w].append(t)
+            total += c
+            if w == "grad":
+                case.grad_steps = out.steps
+                case.err[w] = _rel_err(out.row, ref)
+            elif w == "eval":
+                case.eval_steps = out.steps
+                v = fam.value(n, pt)
+                case.err[w] = (abs(out.value.value - v) / max(1.0, abs(v))
+                               if isinstance(out.value, Num) else float("inf"))
+            else:
+                case.err[w] = _rel_err(out, ref)
+            del out, f
+        r += 1
+        if r == 1 and total > single_round_above_s:
+            k = 1
+    case.rounds = k
+    case.cpu = {w: _median(v) for w, v in cpu.items()}
+    case.wall = {w: _median(v) for w, v in wall.items()}
+    return case
+
+
+def peak_memory(cf: CompareFamily, n: int) -> dict:
+    """Peak traced memory (tracemalloc, MB) of the engine's gradient without and
+    with a trace, and of autograd's; not timed (tracing slows Python down)."""
+    import tracemalloc
+    fam = cf.family
+    src, pt = fam.source(n), fam.point(n)
+    out = {}
+    runs = {
+        "grad": lambda f: pc.jacobian_row(f, pt, 0, max_steps=100_000_000, record=False),
+        "grad+trace": lambda f: pc.jacobian_row(f, pt, 0, max_steps=100_000_000, record=True),
+        "tape": lambda f: tape_grad(cf.py(n), pt),
+    }
+    if autograd_available():
+        runs["autograd"] = lambda f: autograd_grad(cf.py(n), pt)
+    for w, fn in runs.items():
+        f = pc.parse(src)
+        gc.collect()
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        res = fn(f)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        del res, f
+        out[w] = (peak - base) / 1e6
+    return out
+
+
+def _growth(cases: list, what: str) -> list:
+    """t(2n)/t(n) for consecutive sizes (CPU), normalised to a doubling."""
+    out = []
+    for a, b in zip(cases, cases[1:]):
+        ta, tb = a.cpu.get(what), b.cpu.get(what)
+        if ta and tb and b.n > a.n:
+            out.append((tb / ta) ** (math.log(2) / math.log(b.n / a.n)))
+    return out
+
+
+def _fmt_ms(t) -> str:
+    return f"{1e3 * t:9.1f}" if t is not None else f"{'-':>9}"
+
+
+def run_compare(names: list, quick: bool = False, max_size: Optional[int] = None,
+                case_budget: float = 120.0, memory: bool = True, rounds: int = 3) -> dict:
+    """The side-by-side benchmark; prints a table per family and the goals' verdicts."""
+    have_ag = autograd_available()
+    print("side by side: CPU ms are medians of interleaved rounds (engine gradient without "
+          "a trace, autograd, tape, engine evaluation)")
+    if not have_ag:
+        print("autograd is not installed (pip install -e '.[bench]'): its columns are empty")
+    report: dict = {"families": {}, "goals": []}
+    goals: list = []
+    for nm in names:
+        cf = COMPARE[nm]
+        sizes = cf.quick_sizes if quick else cf.sizes
+        if max_size is not None:
+            sizes = [s for s in sizes if s <= max_size]
+        print(f"\n== {nm}: {cf.family.title}")
+        print(f"{'n':>6} {'ops':>6} {'grad st':>8} {'grad ms':>9} {'wall ms':>9} {'µs/op':>7} "
+              f"{'ag ms':>9} {'ag µs/op':>8} {'×ag':>6} {'tape ms':>9} {'×tape':>6} "
+              f"{'eval st':>8} {'eval ms':>9} {'k':>2} {'max err':>8}")
+        cases: list = []
+        skip: set = set()
+        for n in sizes:
+            if case_budget > 0 and len(cases) >= 2:
+                for w in ("grad", "eval"):
+                    a, b = cases[-2], cases[-1]
+                    if w in skip or w not in a.cpu or w not in b.cpu:
+                        continue
+                    e = max(1.0, math.log(b.cpu[w] / a.cpu[w]) / math.log(b.n / a.n))
+                    if b.cpu[w] * (n / b.n) ** e > case_budget:
+                        skip.add(w)
+                        print(f"{n:>6}  {w} and larger sizes skipped: predicted "
+                              f"~{b.cpu[w] * (n / b.n) ** e:.0f} s > budget {case_budget:.0f} s")
+            if "grad" in skip:
+                break
+            c = compare_case(cf, n, rounds=rounds, skip=frozenset(skip))
+            cases.append(c)
+            errs = max(c.err.values(), default=0.0)
+            print(f"{n:>6} {c.ops:>6} {c.grad_steps:>8} {_fmt_ms(c.cpu.get('grad'))} "
+                  f"{_fmt_ms(c.wall.get('grad'))} {c.us_per_op('grad'):>7.1f} "
+                  f"{_fmt_ms(c.cpu.get('autograd'))} {c.us_per_op('autograd'):>8.1f} "
+                  f"{c.ratio('grad', 'autograd'):>6.1f} {_fmt_ms(c.cpu.get('tape'))} "
+                  f"{c.ratio('grad', 'tape'):>6.0f} {c.eval_steps or '-':>8} "
+                  f"{_fmt_ms(c.cpu.get('eval'))} {c.rounds:>2} {errs:>8.1e}"
+                  + ("" if errs <= max(cf.family.grad_tol, 1e-9) else "  WRONG"), flush=True)
+        fam_report: dict = {"cases": [asdict(c) for c in cases]}
+        for w in ("grad", "eval"):
+            g = _growth(cases, w)
+            if g:
+                mean = math.exp(sum(map(math.log, g)) / len(g))
+                ok = mean <= GOAL_GROWTH
+                line = (f"{nm} {w}: growth per doubling {', '.join(f'×{x:.2f}' for x in g)}"
+                        f" (mean ×{mean:.2f}, sizes {cases[0].n}…{cases[len(g)].n})")
+                print(line + f": {'PASS' if ok else 'FAIL'} (goal ≤ ×{GOAL_GROWTH})")
+                goals.append((f"{nm} {w} growth ×{mean:.2f} per doubling ≤ ×{GOAL_GROWTH}",
+                              ok))
+                fam_report[f"{w}_growth"] = g
+        for n in GOAL_RATIO_AT.get(nm, []):
+            c = next((c for c in cases if c.n == n), None)
+            if c is not None and have_ag:
+                r = c.ratio("grad", "autograd")
+                goals.append((f"{nm} n={n}: µs/op {r:.1f}× autograd's ≤ {GOAL_RATIO:.0f}×",
+                              r <= GOAL_RATIO))
+        if memory and not quick:
+            n = GOAL_MEMORY_AT.get(nm, cf.memory_size)
+            mem = peak_memory(cf, n)
+            fam_report["memory"] = {"n": n, "MB": mem}
+            ag = mem.get("autograd")
+            print(f"{nm} peak memory at n = {n} (tracemalloc): "
+                  + ", ".join(f"{w} {v:.1f} MB" for w, v in mem.items())
+                  + (f"; ×autograd: {mem['grad'] / ag:.1f} without a trace, "
+                     f"{mem['grad+trace'] / ag:.1f} with" if ag else ""))
+            if nm in GOAL_MEMORY_AT and ag:
+                goals.append((f"{nm} n={n}: memory ×{mem['grad'] / ag:.1f} autograd's "
+                              f"≤ ×{GOAL_MEMORY[0]:.0f} (no trace)",
+                              mem["grad"] / ag <= GOAL_MEMORY[0]))
+                goals.append((f"{nm} n={n}: memory ×{mem['grad+trace'] / ag:.1f} autograd's "
+                              f"≤ ×{GOAL_MEMORY[1]:.0f} (trace)",
+                              mem["grad+trace"] / ag <= GOAL_MEMORY[1]))
+        report["families"][nm] = fam_report
+    if "sin" in names and not quick:
+        f = pc.parse(FAMILIES["sin"].source(10000))
+        _, c, t = _clock(lambda: pc.jacobian_row(f, [0.7], 0, record=False))
+        print(f"\nsin chain n = 10,000: gradient {c:.2f} s CPU ({t:.2f} s wall)")
+        goals.append((f"sin n=10000 gradient {c:.2f} s CPU ≤ {GOAL_CHAIN_10K_S:.0f} s",
+                      c <= GOAL_CHAIN_10K_S))
+    print("\ngoals (issue 10):")
+    for text, ok in goals:
+        print(f"  {'PASS' if ok else 'FAIL'}  {text}")
+    report["goals"] = [{"goal": t, "pass": ok} for t, ok in goals]
+    return report
+
+
+# ======================================================================================
 # main
 # ======================================================================================
 
@@ -395,7 +842,33 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--profile", metavar="FAMILY:N[:WHAT]",
                     help="only cProfile one case and print the top functions; WHAT is "
                          "grad (default), eval or parse")
+    ap.add_argument("--compare", action="store_true",
+                    help="side by side with autograd and a pure-Python tape (interleaved "
+                         "rounds, medians, CPU and wall time, peak memory, the goals of "
+                         "issue 10); --families: " + ", ".join(COMPARE))
+    ap.add_argument("--no-memory", action="store_true", help="--compare: skip peak memory")
     args = ap.parse_args(argv)
+
+    if args.compare:
+        names = [s.strip() for s in (args.families if args.families != ",".join(FAMILIES)
+                                     else ",".join(COMPARE)).split(",") if s.strip()]
+        for nm in names:
+            if nm not in COMPARE:
+                ap.error(f"unknown family {nm!r}")
+        print(f"pullback-calc side-by-side benchmark: python {platform.python_version()}, "
+              f"{platform.machine()}, {os.cpu_count()} cpu(s), "
+              f"{'quick' if args.quick else 'full'} run, {time.strftime('%Y-%m-%d %H:%M:%S %Z')}")
+        t0 = time.perf_counter()
+        rep = run_compare(names, quick=args.quick, max_size=args.max_size,
+                          case_budget=args.case_budget if args.case_budget != 300.0 else 120.0,
+                          memory=not args.no_memory)
+        print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(rep, fh, indent=1, default=float)
+        wrong = any(max(c["err"].values(), default=0) > 1e-6 for fr in rep["families"].values()
+                    for c in fr["cases"])
+        return 1 if wrong else 0
 
     if args.profile:
         fam, n, *what = args.profile.split(":")

@@ -11,7 +11,8 @@ from .errors import (JacobianError, ParseError, PullbackCalcError, PullbackTypeE
                      ReductionError, StepBudgetExceeded)
 from .reduction.machine import DEFAULT_MAX_STEPS
 from .results.higher import apply_covector, hessian, hessian_row, strong_normal_form
-from .results.jacobian import JacobianRow, ReductionResult, jacobian, jacobian_row, reduce
+from .results.jacobian import (JacobianRow, ReductionResult, jacobian, jacobian_row, jacobian_rows,
+                               reduce)
 from .syntax.parser import parse, parse_type
 from .syntax.printer import pretty
 from .typing import typecheck
@@ -29,7 +30,8 @@ def to_sympy(f, symbols=None, n=None):
     return _to_sympy(f, symbols=symbols, n=n)
 
 
-__all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian",
+__all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
+           "jacobian",
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",

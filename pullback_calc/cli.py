@@ -2,7 +2,8 @@
 
     pullback-calc reduce   FILE | -e TEXT  [--max-steps N] [--ascii] [--width N] [--no-trace] [--json]
     pullback-calc jacobian FILE | -e TEXT  --at X,Y,…  [--row P] [--trace] [--json] [--max-steps N]
-    pullback-calc check    FILE | -e TEXT  --at X,Y,…  [--tol T] [--max-steps N]
+                           [--jobs N]
+    pullback-calc check    FILE | -e TEXT  --at X,Y,…  [--tol T] [--max-steps N] [--jobs N]
     pullback-calc trace    FILE | -e TEXT  [--format text|latex|json|html] [-o OUT]
                            [--phase P,…] [--rule R,…] [--every K] [--color] [--ascii]
                            [--jacobian --at X,Y,… [--row P]] [--max-steps N]
@@ -202,6 +203,22 @@ def _max_steps(p: argparse.ArgumentParser) -> None:
                    help=f"give up after N reduction steps (default {DEFAULT_MAX_STEPS:,})")
 
 
+def _jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", "-j", type=_count, default=1, metavar="N",
+                   help="reduce the rows in N processes (0: one per CPU; default 1); "
+                        "the same rows, steps and traces")
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, allow_abbrev=False,
                      description="Mak & Ong's differential-form pullback calculus, by reduction.",
@@ -240,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=_width, default=100, metavar="N",
                    help="trace line width (0: unlimited; default 100)")
     _max_steps(p)
+    _jobs(p)
     p.set_defaults(run=cmd_jacobian)
 
     p = sub.add_parser("check", help="cross-check the Jacobian by reduction against sympy",
@@ -252,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tol", type=_tolerance, default=1e-9, metavar="T",
                    help="relative and absolute tolerance (default 1e-9)")
     _max_steps(p)
+    _jobs(p)
     p.set_defaults(run=cmd_check)
 
     p = sub.add_parser("trace", help="a reduction trace as text, LaTeX, JSON or an HTML stepper",
@@ -423,12 +442,17 @@ def _output_count(term, point) -> int:
 
 
 def _rows(term, args):
-    """[(p, JacobianRow)] for the requested rows."""
+    """[(p, JacobianRow)] for the requested rows (traces only if --trace asks;
+    --jobs N: in N processes)."""
+    from .results.jacobian import jacobian_rows
     if getattr(args, "row", None) is not None:
         ps = [args.row]
     else:
-        ps = range(_output_count(term, args.at))
-    return [(p, jacobian_row(term, args.at, p, max_steps=args.max_steps)) for p in ps]
+        ps = list(range(_output_count(term, args.at)))
+    rows = jacobian_rows(term, args.at, ps, max_steps=args.max_steps,
+                         record=bool(getattr(args, "trace", False)),
+                         workers=getattr(args, "jobs", None))
+    return list(zip(ps, rows))
 
 
 def cmd_jacobian(args, out) -> int:
@@ -462,13 +486,16 @@ def _agree(a: float, b: float, tol: float) -> bool:
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 
-def _check_lines(term, point, tol: float, max_steps: int) -> tuple[list[str], bool]:
+def _check_lines(term, point, tol: float, max_steps: int,
+                 jobs: Optional[int] = None) -> tuple[list[str], bool]:
+    from .results.jacobian import jacobian_rows
     from .results.sympy_bridge import sympy_jacobian  # sympy is slow to import
     m = _output_count(term, point)
     expected = sympy_jacobian(term, point)
     lines, ok = [], True
-    for p in range(m):
-        r = jacobian_row(term, point, p, max_steps=max_steps)
+    rows = jacobian_rows(term, point, list(range(m)), max_steps=max_steps, record=False,
+                         workers=jobs)
+    for p, r in enumerate(rows):
         s = expected[p]
         good = len(r.row) == len(s) and all(_agree(a, b, tol) for a, b in zip(r.row, s))
         ok = ok and good
@@ -480,7 +507,7 @@ def _check_lines(term, point, tol: float, max_steps: int) -> tuple[list[str], bo
 def cmd_check(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
-    lines, ok = _check_lines(term, args.at, args.tol, args.max_steps)
+    lines, ok = _check_lines(term, args.at, args.tol, args.max_steps, args.jobs)
     lines.insert(0, f"Jacobian at {_fmt_point(args.at)}: reduction vs sympy "
                     f"(tolerance {args.tol:g})")
     lines.append("all rows agree" if ok else "MISMATCH: reduction and sympy disagree")

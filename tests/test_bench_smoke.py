@@ -71,3 +71,31 @@ def test_sources_parse(bench):
     for name, fam in bench.FAMILIES.items():
         f = pc.parse(fam.source(3))
         assert pc.typecheck(f) is not None
+
+
+@pytest.mark.parametrize("family", ["sin", "sop", "mlp", "swell", "church"])
+def test_compare_families_agree(bench, family):
+    """--compare: the engine's gradient, the pure-Python tape's (and autograd's, when
+    installed) agree with the reference at the smallest size; no timing."""
+    cf = bench.COMPARE[family]
+    n = cf.quick_sizes[0]
+    case = bench.compare_case(cf, n, rounds=1)
+    assert case.grad_steps > 0 and case.eval_steps > 0 and case.ops > 0
+    for what, err in case.err.items():
+        assert err <= max(cf.family.grad_tol, 1e-9), (what, err)
+    assert set(case.cpu) >= {"grad", "tape", "eval"}
+
+
+def test_tape_reference():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("pullback_calc_bench_tape", BENCH)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    try:
+        spec.loader.exec_module(mod)
+        pt = [0.3, -0.2, 0.5, 0.1, 0.25, -0.25]
+        assert mod._rel_err(mod.tape_grad(mod._mlp_py(3), pt), mod.mlp_grad(3, pt)) < 1e-8
+        assert mod._rel_err(mod.tape_grad(mod._swell_py(5), [0.7]),
+                            mod.swell_grad(5, [0.7])) < 1e-12
+    finally:
+        sys.modules.pop(spec.name, None)

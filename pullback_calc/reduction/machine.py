@@ -25,6 +25,7 @@ from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, fresh_scope, is_let)
+from . import gcpause
 from . import rules as R
 
 DEFAULT_MAX_STEPS = 1_000_000
@@ -32,6 +33,7 @@ DEFAULT_MAX_STEPS = 1_000_000
 # ---- contexts -------------------------------------------------------------------------
 
 A_KINDS = frozenset({"a-root", "let-bound", "let-body"})
+_SCANNED = frozenset({"prim", "tuple", "sum"})  # frames of nodes that remember _scan
 
 
 class Ctx:
@@ -175,6 +177,22 @@ def _nf(t: Term) -> bool:
     return "_nf" in t.__dict__
 
 
+def _scan(t: Term, items: tuple) -> Optional[int]:
+    """The index of the first item of a tuple, sum or primitive application
+    that is not yet a value (None: all are).  ``_scan`` on the node remembers
+    how many leading items are known to be values, so a wide node is not
+    rescanned from its first item at every visit."""
+    start = t.__dict__.get("_scan", 0)
+    for i in range(start, len(items)):
+        if "_nf" not in items[i].__dict__:
+            if i != start:
+                object.__setattr__(t, "_scan", i)
+            return i
+    if start != len(items):
+        object.__setattr__(t, "_scan", len(items))
+    return None
+
+
 # ---- the machine ----------------------------------------------------------------------
 
 class Machine:
@@ -191,7 +209,7 @@ class Machine:
     # public ------------------------------------------------------------------------
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
         trace: list[Step] = []
-        with fresh_scope(term):
+        with fresh_scope(term), gcpause.paused():
             value = self._run(term, trace)
         return value, trace
 
@@ -280,10 +298,8 @@ class Machine:
     def _child(self, ctx, t):
         """The first child of t still to evaluate, as (frame, child), or None."""
         if isinstance(t, Prim):
-            for i, a in enumerate(t.args):
-                if not _nf(a):
-                    return Ctx("prim", t, i, ctx), a
-            return None
+            i = _scan(t, t.args)
+            return None if i is None else (Ctx("prim", t, i, ctx), t.args[i])
         if isinstance(t, App):
             if not _nf(t.fun):
                 return Ctx("app-fun", t, 0, ctx), t.fun
@@ -291,10 +307,9 @@ class Machine:
                 return Ctx("app-arg", t, 1, ctx), t.arg
             return None
         if isinstance(t, (Tuple, Sum)):
-            for i, a in enumerate(t.items):
-                if not _nf(a):
-                    return Ctx("tuple" if isinstance(t, Tuple) else "sum", t, i, ctx), a
-            return None
+            i = _scan(t, t.items)
+            return None if i is None else (
+                Ctx("tuple" if isinstance(t, Tuple) else "sum", t, i, ctx), t.items[i])
         if isinstance(t, Proj):
             return None if _nf(t.arg) else (Ctx("proj", t, 0, ctx), t.arg)
         if isinstance(t, Jac):
@@ -377,6 +392,9 @@ class Machine:
                 return ("done", None, t, None)
             parent, kind = ctx.parent, ctx.kind
             node = ctx.plug(t)
+            if kind in _SCANNED and "_nf" in t.__dict__ \
+                    and node.__dict__.get("_scan", 0) <= ctx.index:
+                object.__setattr__(node, "_scan", ctx.index + 1)  # its items up to t are values
             if kind == "let-body":
                 t, ctx = node, parent
                 continue

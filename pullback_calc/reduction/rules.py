@@ -62,19 +62,54 @@ def _env_extension(lam: Lam) -> bool:
 
 def is_zero(v: Term) -> bool:
     """A zero vector: 𝟎, the numeral 0, a tuple of zeros, or an operator
-    applied along / pulling back a zero (J(λq.S)·0, Ω(S)0, (λq.S)⋆0)."""
-    stack = [v]
+    applied along / pulling back a zero (J(λq.S)·0, Ω(S)0, (λq.S)⋆0).
+
+    The answer is cached on tuple and operator nodes (``_zero``, like the
+    machine's ``_nf``): terms are immutable, and rule 8 nests pullbacks one
+    level per let, so without the cache every step would walk the nest."""
+    c = v.__dict__.get("_zero")
+    if c is not None:
+        return c
+    stack = [(v, False)]  # post-order without recursion
     while stack:
-        u = stack.pop()
-        if isinstance(u, Zero) or (isinstance(u, Num) and u.value == 0.0):
+        u, ready = stack.pop()
+        if "_zero" in u.__dict__:
             continue
-        if isinstance(u, Tuple):
-            stack.extend(u.items)
-        elif isinstance(u, (Jac, Pullback, Dual)):
-            stack.append(u.children()[-1])
+        kids = _zero_kids(u)
+        if kids is None:
+            continue  # a leaf: answered by _zero_known
+        if ready:
+            object.__setattr__(u, "_zero", all(_zero_known(k) for k in kids))
+        elif any(_zero_known(k) is False for k in kids):
+            object.__setattr__(u, "_zero", False)  # a non-zero part: no need to look further
         else:
-            return False
-    return True
+            stack.append((u, True))
+            stack.extend((k, False) for k in kids)
+    return _zero_known(v)
+
+
+def _zero_kids(u: Term):
+    """The parts whose zeroness decides u's, or None for a leaf."""
+    if isinstance(u, Tuple):
+        return u.items
+    if isinstance(u, Jac):
+        return (u.along,)
+    if isinstance(u, Pullback):
+        return (u.form,)
+    if isinstance(u, Dual):
+        return (u.functional,)
+    return None
+
+
+def _zero_known(u: Term) -> Optional[bool]:
+    """Is u zero, if known without looking deeper (None: not yet cached)?"""
+    if isinstance(u, Zero):
+        return True
+    if isinstance(u, Num):
+        return u.value == 0.0
+    if isinstance(u, (Tuple, Jac, Pullback, Dual)):
+        return u.__dict__.get("_zero")
+    return False
 
 
 def _elementary_body(lam: Lam) -> bool:

@@ -7,7 +7,7 @@ over reverse, with no numerical differentiation anywhere.
 """
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 
 from ..deep import deep
 from ..errors import JacobianError
@@ -41,21 +41,35 @@ def _scalar_function(f: Term, n: int) -> None:
 
 @deep
 def hessian_row(f: Union[str, Term], point, i: int,
-                max_steps: int = DEFAULT_MAX_STEPS) -> JacobianRow:
-    """Row i (from 0) of the Hessian of f at ``point``, by nested pullbacks."""
+                max_steps: int = DEFAULT_MAX_STEPS, record: bool = True) -> JacobianRow:
+    """Row i (from 0) of the Hessian of f at ``point``, by nested pullbacks
+    (``record=False``: no trace kept, as for ``jacobian_row``)."""
     f = _as_term(f)
     pt = _points(point)
     _scalar_function(f, len(pt))
     if not 0 <= i < len(pt):
         raise JacobianError(f"row {i} does not exist: the Hessian has {len(pt)} rows")
-    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps)
+    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps, record=record)
+
+
+def _hessian_task(f: Term, pt: list, task: tuple) -> JacobianRow:
+    i, max_steps, record = task
+    return hessian_row(f, pt, i, max_steps=max_steps, record=record)
 
 
 @deep
-def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS) -> list:
+def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
+            record: bool = False, workers: Optional[int] = None) -> list:
+    """All rows of the Hessian: a list of rows, or with ``record=True`` the
+    ``JacobianRow`` of each (traces included); ``workers=N`` reduces the rows
+    in N processes (the same rows, steps and traces)."""
+    from .parallel import map_rows
     f = _as_term(f)
     pt = _points(point)
-    return [hessian_row(f, pt, i, max_steps=max_steps).row for i in range(len(pt))]
+    _scalar_function(f, len(pt))
+    out = map_rows(_hessian_task, f, pt, [(i, max_steps, record) for i in range(len(pt))],
+                   workers)
+    return out if record else [r.row for r in out]
 
 
 @deep

@@ -12,7 +12,7 @@ covector to basis vectors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence, Union
+from typing import Optional, Sequence, Union
 
 from ..deep import deep
 from ..errors import JacobianError
@@ -132,8 +132,10 @@ def _points(point) -> list[float]:
 
 @deep
 def jacobian_row(f: Union[str, Term], point, p: int,
-                 max_steps: int = DEFAULT_MAX_STEPS) -> JacobianRow:
-    """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction."""
+                 max_steps: int = DEFAULT_MAX_STEPS, record: bool = True) -> JacobianRow:
+    """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction.
+    ``record=False`` keeps no trace (``.trace`` is empty; ``.steps`` and
+    ``.rule_counts`` are still counted): less memory, a little faster."""
     f = _as_term(f)
     pt = _points(point)
     dom, cod = _function_type(f, len(pt))
@@ -147,7 +149,7 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     z = Var("z")
     omega = Lam(z, _coordinate_functional(cod, out_paths[p]))
     term = App(Pullback(f, omega), _point_term(dom, pt))
-    m = Machine(max_steps=max_steps, record=True)
+    m = Machine(max_steps=max_steps, record=record)
     value, trace = m.reduce(term)
     row = read_row(value, in_paths)
     return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
@@ -177,10 +179,33 @@ def read_row(covector: Term, in_paths: list) -> list[float]:
 
 
 @deep
-def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS) -> list:
-    """All rows of the Jacobian, one reduction (reverse-mode run) per output."""
+def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
+                  record: bool = False, workers: Optional[int] = None) -> list:
+    """``jacobian_row`` for each of ``rows`` (default: every output), as a list of
+    ``JacobianRow``; ``workers=N`` (N > 1) reduces the rows in N processes
+    (see ``results.parallel``): the same rows, steps and traces."""
     f = _as_term(f)
     pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    m = len(_leaves(cod, "output"))
-    return [jacobian_row(f, pt, p, max_steps=max_steps).row for p in range(m)]
+    if rows is None:
+        dom, cod = _function_type(f, len(pt))
+        rows = range(len(_leaves(cod, "output")))
+    tasks = [(p, max_steps, record) for p in rows]
+    from .parallel import map_rows
+    return map_rows(_row_task, f, pt, tasks, workers)
+
+
+def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
+    p, max_steps, record = task
+    return jacobian_row(f, pt, p, max_steps=max_steps, record=record)
+
+
+@deep
+def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
+             record: bool = False, workers: Optional[int] = None) -> list:
+    """All rows of the Jacobian, one reduction (reverse-mode run) per output:
+    a list of rows (lists of floats).  ``record=True`` returns the
+    ``JacobianRow`` of each row instead, traces included (the default keeps no
+    trace: nothing here would return it).  ``workers=N`` reduces the rows in
+    N processes."""
+    out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers)
+    return out if record else [r.row for r in out]

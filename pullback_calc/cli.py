@@ -87,14 +87,20 @@ def parse_point(text: str) -> list[float]:
     return out
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {n}")
-    return n
+def _int_at_least(least: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {n}")
+        return n
+    return parse
+
+
+_positive_int = _int_at_least(1, "a positive integer")
+_count = _int_at_least(0, "a whole number, 0 or more")
 
 
 def _width(text: str) -> Optional[int]:
@@ -207,16 +213,6 @@ def _jobs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=_count, default=1, metavar="N",
                    help="reduce the rows in N processes (0: one per CPU; default 1); "
                         "the same rows, steps and traces")
-
-
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {n}")
-    return n
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -398,8 +398,13 @@ def _ground(v: Term) -> bool:
 
 def _ground_functional(f: Term) -> bool:
     """Is f the functional ω Ȳ at a ground value Ȳ (so the maps into Ȳ's
-    space are real- or tuple-valued)?"""
-    return isinstance(f, App) and _ground(f.arg)
+    space are real- or tuple-valued)?  Cached on f: every rule-6 step of a
+    premise asks about the same functional."""
+    r = f.__dict__.get("_ground")
+    if r is None:
+        r = isinstance(f, App) and _ground(f.arg)
+        object.__setattr__(f, "_ground", r)
+    return r
 
 
 def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars, m: Premises) -> Term:
@@ -597,7 +602,7 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
     (papers/calculus.md §5.11 measures the cost: quadratic on
     continuation-passing Church folds) -- while the forward rules know it is
     0 at once (rule 9, then 19c)."""
-    if not _moves_everywhere(S, _moving(p, P)):
+    if not _moves_everywhere(S, _moving(p, S, P)):
         return m.premise(App(Jac(Lam(p, S), P), V), label)
     w = Var(fresh("omega"))
     out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label)
@@ -609,27 +614,33 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
                          redex=out)
 
 
-def _moving(p: Term, P: Term) -> frozenset:
-    """The variables of p whose direction in P is not a zero vector."""
-    return frozenset(n for n, d in bind_pattern(p, P).items() if not is_zero(d))
+def _moving(p: Term, S: Term, P: Term) -> frozenset:
+    """The variables of p free in S whose direction in P is not a zero vector
+    (only those: p may be a long rule-8 environment)."""
+    env = Env(p)
+    return frozenset(x for x in fv(S) & PatVars(p) if not is_zero(env.at(Var(x), P)))
 
 
 def _moves_everywhere(t: Term, moving: frozenset) -> bool:
     """Does every intermediate of t -- each let-bound term, each compound
     operand that A-reduction would name; λ bodies are not looked into --
     mention a variable that moves (``moving``, grown by the lets)?"""
-    while is_let(t):
-        if not (fv(t.arg) & moving) or not _moves_everywhere(t.arg, moving):
+    stack = [(t, moving)]  # no recursion: bodies may be deep
+    while stack:
+        t, moving = stack.pop()
+        while is_let(t):
+            if not (fv(t.arg) & moving):
+                return False
+            stack.append((t.arg, moving))
+            moving = moving | frozenset(pattern_vars(t.fun.pat))
+            t = t.fun.body
+        if isinstance(t, (Var, Num, Zero)):
+            continue
+        if not (fv(t) & moving):
             return False
-        moving = moving | frozenset(pattern_vars(t.fun.pat))
-        t = t.fun.body
-    if isinstance(t, (Var, Num, Zero)):
-        return True
-    if not (fv(t) & moving):
-        return False
-    if isinstance(t, (Lam, Jac, Dual, Pullback)):
-        return True
-    return all(_moves_everywhere(c, moving) for c in t.children())
+        if not isinstance(t, (Lam, Jac, Dual, Pullback)):
+            stack.extend((c, moving) for c in t.children())
+    return True
 
 
 @rule("16b")

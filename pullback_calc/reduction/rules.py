@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
-from ..areduction.anf import A_RULES, is_elementary
+from ..areduction.anf import A_RULES, _operands, _replace, is_elementary
 from ..errors import ReductionError
 from ..syntax import prims
-from ..syntax.subst import bind_pattern, fv, subst
+from ..syntax.subst import bind_pattern, fv, rename_apart, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_vars)
@@ -123,8 +123,91 @@ def beta(t: App, m: Premises) -> Term:
     """(1) β_v:  (λq.S) V → S[V/q].
 
     The argument is a value, so it is computed once however often q is used --
-    this is why the strategy must be call-by-value (no expression swell)."""
+    this is why the strategy must be call-by-value (no expression swell).
+    An *inert* argument I (``is_inert``) waits: the body S is reduced under
+    the let first, and I is then substituted only if that copies no work (q
+    used at most once, and not inside an abstraction); otherwise the let is
+    kept, a value (open call-by-value, ``keeps_let``)."""
     return subst(t.fun.body, bind_pattern(t.fun.pat, t.arg))
+
+
+def is_inert(v: Term) -> bool:
+    """Is the value v inert: a stuck compound term -- a function symbol
+    applied to arguments that are not all numerals, a projection, an
+    application (these are values only when stuck, on a free variable or a
+    value that is no function)?  Its free variables keep it from reducing;
+    once they are bound, every copy would be computed again (open
+    call-by-value duplicates inert terms: the expression swell A-normal let
+    series exist to prevent).  So an inert value is shared by a let rather
+    than copied (rule 1, 8J, lift)."""
+    return isinstance(v, (Prim, Proj, App))
+
+
+def keeps_let(t: App) -> bool:
+    """let q = I in W (I inert, W the reduced body) with I a term that
+    substitution would copy -- q occurs twice in W, or inside an abstraction:
+    no β-redex but a value, the let is kept (open call-by-value, as in
+    Accattoli and Guerrieri's value substitution calculus).  Substituting I
+    for a single occurrence outside any abstraction copies no work, and rule 1
+    does it (or drops an unused I)."""
+    if not is_inert(t.arg):
+        return False
+    pat, body = t.fun.pat, t.fun.body
+    if isinstance(pat, Var):
+        return not _used_at_most_once(pat.name, body)
+    return bool(fv(body) & frozenset(pattern_vars(pat)))
+
+
+def _used_at_most_once(x: str, body: Term) -> bool:
+    """Does x occur at most once in body, and not inside an abstraction (the
+    body of a let is not one)?  Walks only the subterms where x is free."""
+    seen = 0
+    stack = [body]
+    while stack:
+        u = stack.pop()
+        if x not in fv(u):
+            continue
+        if isinstance(u, Var):
+            seen += 1
+            if seen > 1:
+                return False
+        elif isinstance(u, App) and isinstance(u.fun, Lam):  # a let: its body is evaluated
+            stack.append(u.fun.body)
+            stack.append(u.arg)
+        elif isinstance(u, Lam):  # (also the λ of a J, Ω or dual map)
+            return False  # inside an abstraction: every application would recompute it
+        else:
+            stack.extend(u.children())
+    return True
+
+
+def kept_let(v: Term) -> bool:
+    """Is the value v a let kept by rule 1 (let q = I in W)?"""
+    return isinstance(v, App) and isinstance(v.fun, Lam)
+
+
+def _kept_let_slot(t: Term):
+    for slot, c in _operands(t):  # the evaluated positions, in evaluation order
+        if kept_let(c):
+            return slot, c
+    raise AssertionError("lift: no let to lift")  # the machine never asks
+
+
+@rule("lift")
+def lift(t: Term, m: Premises) -> Term:
+    """(lift) K[let q = I in W] → let q = I in K[W]  -- a let kept by rule 1
+    (I inert) leaves a position where its value W is looked at: either side
+    of an application, an item of a tuple (the point of a Jacobian), the
+    argument of a projection, the direction of a Jacobian, the functional of
+    a dual map, either part of a pullback.  q is renamed apart from the rest
+    of K.  So a let never hides an abstraction, tuple or dual map from the
+    rule that needs it (the σ-rules, or reduction at a distance, of calculi
+    with explicit substitutions).  Summands and the arguments of function
+    symbols keep their lets: no rule looks inside them."""
+    slot, let_ = _kept_let_slot(t)
+    rest = _replace(t, slot, ZERO)
+    q, W = rename_apart(let_.fun.pat, let_.fun.body, fv(rest))
+    return App(Lam(q, _replace(t, slot, W), let_.fun.ann, let_.fun.pos), let_.arg, t.pos)
 
 
 @rule("2")
@@ -705,7 +788,15 @@ def jac_let(t: App, m: Premises) -> Term:
             (J(λ⟨p,q⟩.L)·⟨P, (J(λp.E)·P) V⟩) ⟨V, E[V/p]⟩
     -- the chain rule along a let series, forwards: the tangent of the
     environment grows by the tangent of E while its value grows by E's
-    value.  Premises (16b, 16c, 18) differentiate abstraction bodies so."""
+    value.  Premises (16b, 16c, 18) differentiate abstraction bodies so.
+
+    An open point (a premise differentiates under a binder whose variable is
+    free) can hold inert values, e.g. V = ⟨W, 3 + d⟩.  They are not copied
+    into E[V/p] and the tangent: each is first bound by a let (kept by rule
+    1), the point holding its name --
+            → let r = 3 + d in (J(λ⟨p,q⟩.L)·⟨P, …⟩) ⟨⟨W, r⟩, E[⟨W, r⟩/p]⟩
+    (r the pattern's own variable) -- so that it is computed once, when its
+    free variables are bound, however many later terms use it."""
     jac: Jac = t.fun
     lam = ensure_spine_unique(jac.lam)
     p, P, V = lam.pat, jac.along, t.arg
@@ -714,8 +805,30 @@ def jac_let(t: App, m: Premises) -> Term:
     env = Env(p)
     inner = Lam(Tuple((p, q)), _flag_anf(L))
     object.__setattr__(inner, "_spine", True)
+    names = _inert_components(p, V, P)
+    if names:
+        V = Tuple(tuple(x if x is not None else v for x, v in zip(names, V.items)), V.pos)
     tangent = App(Jac(Lam(p, _flag_anf(E)), P), V)
-    return App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
+    out: Term = App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
+    for x, v in reversed(list(zip(names, t.arg.items)) if names else []):
+        if x is not None:
+            out = App(Lam(x, out), v)
+    return out
+
+
+def _inert_components(p: Term, V: Term, P: Term) -> Optional[list]:
+    """For a point V = ⟨V₁, …, Vₙ⟩ matching p = ⟨x₁, …⟩ with some inert Vᵢ
+    (xᵢ a variable): the name that binds each inert Vᵢ (None elsewhere)."""
+    if not (isinstance(V, Tuple) and isinstance(p, Tuple) and len(p.items) == len(V.items)):
+        return None
+    names: list = []
+    for x, v in zip(p.items, V.items):
+        if isinstance(x, Var) and is_inert(v):
+            clash = x.name in fv(V) or x.name in fv(P)
+            names.append(Var(fresh(x.name)) if clash else x)
+        else:
+            names.append(None)
+    return names if any(n is not None for n in names) else None
 
 
 # ======================================================================================
@@ -766,7 +879,7 @@ def classify_app(t: App) -> Optional[str]:
     """An application whose function and argument are values."""
     f = t.fun
     if isinstance(f, Lam):
-        return "1"
+        return None if keeps_let(t) else "1"
     if isinstance(f, (Sum, Zero)):
         return "3"
     if isinstance(f, Dual):
@@ -818,4 +931,4 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "A-name", "A-lift", "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "lift", "A-name", "A-lift", "A-tail"]

@@ -394,11 +394,15 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
 def _arithmetic(coefficients: list, m: Premises) -> list:
     """Rule 5's arithmetic premise: the coefficient terms the composition
     built (k × c, c + d) reduce -- by rule 4, one step per operation -- to
-    values, together, as one tuple."""
-    if len(coefficients) == 1:
-        return [m.premise(coefficients[0], "5", keep_trivial=False, phase="reverse")]
-    v = m.premise(Tuple(tuple(coefficients)), "5", keep_trivial=False, phase="reverse")
-    return list(v.items)
+    values, together, as one tuple; an operation that several coefficients
+    share is bound once by a let (``linear.share``), so it is one step, not
+    one per coefficient."""
+    bindings, items = linear.share(coefficients)
+    t = items[0] if len(items) == 1 else Tuple(tuple(items))
+    for x, bound in reversed(bindings):  # an operation shared by coefficients: once, named
+        t = App(Lam(x, t), bound)
+    v = m.premise(t, "5", keep_trivial=False, phase="reverse")
+    return [v] if len(items) == 1 else list(v.items)
 
 
 def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
@@ -546,7 +550,10 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     """(15) (J(λp. f(a₁,…,aₖ))·P) V → Σᵢ ∂ᵢf(ā₁,…,āₖ) × âᵢ  -- the known
     Jacobian of f ∈ F (table PARTIALS) at the point, along the direction;
     only arguments that depend on p contribute.  The partials are terms in
-    the numerals āᵢ, computed by rule 4 in the next steps."""
+    the numerals āᵢ, computed by rule 4 in the next steps.  An argument
+    whose direction âᵢ is a zero vector (a constant that a premise's
+    environment holds, its tangent 𝟎) contributes nothing: its summand
+    ∂ᵢf × 𝟎 is not built (0 is absorbing in ×'s linear argument)."""
     p, E, P, V, env = _parts(t)
     bars = [env.at(a, V) for a in E.args]
     partials = prims.PARTIALS[E.op](*bars)
@@ -554,6 +561,8 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     for a, d in zip(E.args, partials):
         if env.occurs(a):
             da = _dir(env, a, P)
+            if is_zero(da):  # ∂ᵢf × 0 is the zero vector: 0 is absorbing (rule 3)
+                continue
             out.append(da if d is None else Prim("mul", (d, da)))
     return formal_sum(out)
 

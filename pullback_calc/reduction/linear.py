@@ -343,7 +343,7 @@ def share(coefficients: list) -> tuple[list, Term]:
     """The coefficient terms as one term that computes every operation once:
     ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
     compound sub-terms (operations) that occur more than once among the
-    coefficients -- shared as one node by the composition (a scalar k
+    coefficients and are closed (they reduce to numerals) -- shared as one node by the composition (a scalar k
     distributed over a nested combination is the same term in every product
     it enters) or equal -- each named once, children before parents.  Returns
     (the bindings, the tuple) for the caller to build the let series.
@@ -380,7 +380,7 @@ def share(coefficients: list) -> tuple[list, Term]:
         return Prim(u.op, tuple(rebuild(a) for a in u.args), u.pos)
 
     for u in order:  # children first: rebuild finds their names
-        if uses[u] > 1 and u not in names:
+        if uses[u] > 1 and u not in names and not fv(u):  # (an open one would stay a let)
             bound = Prim(u.op, tuple(rebuild(a) for a in u.args), u.pos)
             x = Var(fresh("k"))
             bindings.append((x, bound))

@@ -551,9 +551,10 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     Jacobian of f ∈ F (table PARTIALS) at the point, along the direction;
     only arguments that depend on p contribute.  The partials are terms in
     the numerals āᵢ, computed by rule 4 in the next steps.  An argument
-    whose direction âᵢ is a zero vector (a constant that a premise's
-    environment holds, its tangent 𝟎) contributes nothing: its summand
-    ∂ᵢf × 𝟎 is not built (0 is absorbing in ×'s linear argument)."""
+    whose direction âᵢ is the zero vector 𝟎 (a constant that a premise's
+    environment holds: 8J gave it the tangent 𝟎) contributes nothing: its
+    summand ∂ᵢf × 𝟎 is not built (𝟎 is absorbing in ×'s linear argument,
+    rule 3; a numeral 0 the user wrote as a direction stays visible)."""
     p, E, P, V, env = _parts(t)
     bars = [env.at(a, V) for a in E.args]
     partials = prims.PARTIALS[E.op](*bars)
@@ -561,7 +562,7 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     for a, d in zip(E.args, partials):
         if env.occurs(a):
             da = _dir(env, a, P)
-            if is_zero(da):  # ∂ᵢf × 0 is the zero vector: 0 is absorbing (rule 3)
+            if isinstance(da, Zero):  # ∂ᵢf × 𝟎 is the zero vector: 𝟎 is absorbing (rule 3)
                 continue
             out.append(da if d is None else Prim("mul", (d, da)))
     return formal_sum(out)

@@ -450,6 +450,21 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
     return Pullback(Lam(lam.pat, env), Pullback(inner, t.form))
 
 
+@rule("8c")
+def pullback_let_constant(t: Pullback, m: Premises) -> Term:
+    """(8c) Ω(λp. let q = V in L) ω → Ω(λp. L[V/q]) ω  when V is a closed
+    abstraction -- a constant (an atom of A-normal forms, like a numeral):
+    β_v under the λ, which copies no work.  Rule 8 would make q a coordinate
+    of the environment, and reverse mode would compute its adjoint -- the
+    derivative of everything after it along the direction dq, e.g. of a
+    whole fold along the folding function -- only for the stage that binds
+    q, whose Jacobian is 0 (rule 9), to discard it."""
+    lam = t.fun
+    let_ = lam.body
+    body = subst(let_.fun.body, bind_pattern(let_.fun.pat, let_.arg))
+    return Pullback(Lam(lam.pat, body, lam.ann), t.form)
+
+
 @rule("pb")
 def pullback_at_point(t: App, m: Premises) -> Term:
     """(pb) Ω(λp.E) ω V → (λp̂. (J(λp.E)·p̂) V)⋆ (ω E[V/p])  -- the pullback
@@ -914,6 +929,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
+        if isinstance(b.arg, Lam) and not fv(b.arg):
+            return "8c"
         return "8"
     return None
 
@@ -941,4 +958,4 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "lift", "A-name", "A-lift", "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "8c", "lift", "A-name", "A-lift", "A-tail"]

@@ -41,7 +41,8 @@ def is_let(t):
 
 
 def atom(t):
-    return isinstance(t, (Var, Num))
+    """§4.1: a variable, a numeral, or a closed abstraction (a constant)."""
+    return isinstance(t, (Var, Num)) or (isinstance(t, Lam) and not fv(t))
 
 
 def elementary(t):
@@ -53,8 +54,8 @@ def elementary(t):
         return all(map(atom, t.items))
     if isinstance(t, Proj):
         return atom(t.arg)
-    if isinstance(t, App):
-        return atom(t.fun) and atom(t.arg)
+    if isinstance(t, App):  # (λq.S) a is a let
+        return isinstance(t.fun, (Var, Num)) and atom(t.arg)
     if isinstance(t, Jac):
         return atom(t.along)
     if isinstance(t, Dual):
@@ -302,13 +303,15 @@ def node_rules(t: Term) -> set:
         if zero_vector(t.form):
             out.add("3")
         if isinstance(t.fun, Lam) and is_let(t.fun.body):
-            out.add("7" if own_variable_let(t.fun.body) else "8")
+            b = t.fun.body
+            out.add("7" if own_variable_let(b) else
+                    "8c" if isinstance(b.arg, Lam) and not fv(b.arg) else "8")
     return out
 
 
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
-OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "7J"}): "3",
+OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3", frozenset({"3", "7J"}): "3",
             frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 

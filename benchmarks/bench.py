@@ -20,10 +20,15 @@ and four Church-list families (Example 3.2 of Mak & Ong), a list
     church-foldl    d/dx foldl (λacc. λc. acc × x + c) 0 [x1…xn]        (Horner)
     church-foldr    d/da foldr (λx. λacc. (x + a) × acc) 1 [x1…xn]      (a product)
 
-(``--families church`` selects all four.)  For them: the steps of evaluating,
+and a nested-derivative family:
+
+    nested-sin      d/dx of the reverse-mode derivative of sin∘…∘sin (depth n)
+
+(``--families church`` selects the four list families.)  For them: the steps of evaluating,
 of the gradient Ω(f) (λz. λw. w) V (the covector), of applying the covector
 to a tangent (a Church list, or 1), steps per element and the ratio of the
-gradient's steps to those at the previous size (≈ 2 per doubling: linear).
+gradient's steps to those at the previous size (≈ 2 per doubling: linear),
+and the arithmetic (rule-4) steps of the gradient over the evaluation's.
 
 For each size: the program's size in AST nodes, the steps and wall time of
 *evaluating* it at a point, ``reduce(App(f, point))``, and of its *gradient*,
@@ -212,6 +217,23 @@ def _prod(xs: list) -> tuple:
     return p, dp
 
 
+NESTED_X = 0.7
+
+
+def _sin_chain(n: int, v: str = "y") -> str:
+    for _ in range(n):
+        v = f"sin({v})"
+    return v
+
+
+def _sin_derivs(n: int) -> tuple:
+    """(f, f', f'') at NESTED_X for f = sin∘…∘sin (n times)."""
+    s, d, dd = NESTED_X, 1.0, 0.0
+    for _ in range(n):
+        s, d, dd = math.sin(s), math.cos(s) * d, -math.sin(s) * d * d + math.cos(s) * dd
+    return s, d, dd
+
+
 @dataclass
 class ChurchFamily:
     """Programs as text: ``prelude + f point`` evaluates, ``prelude + Ω(f)
@@ -259,7 +281,17 @@ CHURCH: dict[str, ChurchFamily] = {
         lambda n: "0", lambda n: "1",
         lambda n: _prod(church_elements(n))[0], lambda n: _prod(church_elements(n))[1],
         [50, 100, 200, 400, 800], [10, 20, 40]),
+    "nested-sin": ChurchFamily(
+        "nested-sin", "d/dx of the reverse-mode derivative of sin∘…∘sin (depth n) at x = "
+        f"{NESTED_X}: a second derivative, Ω nested in Ω (rule 17)",
+        "", lambda n: f"λx. Ω(λy. {_sin_chain(n)}) (λz. λw. w) x 1",
+        lambda n: repr(NESTED_X), lambda n: "1",
+        lambda n: _sin_derivs(n)[1], lambda n: _sin_derivs(n)[2],
+        [25, 50, 100, 200, 400], [5, 10, 20]),
 }
+
+#: the families that ``--families church`` selects
+CHURCH_LISTS = [k for k in CHURCH if k.startswith("church-")]
 
 
 # ======================================================================================
@@ -393,14 +425,21 @@ class ChurchCase:
     deriv_err: float
     ok: bool
     rule_counts: dict = field(default_factory=dict)
+    eval_arith: int = 0   # rule-4 steps (arithmetic) of the evaluation
+    grad_arith: int = 0   # … of the gradient (the covector), back-propagation's included
 
     @property
     def steps_per_element(self) -> float:
         return self.grad_steps / self.n
 
+    @property
+    def arith_ratio(self) -> float:
+        """The cheap-gradient principle in arithmetic steps: gradient / evaluation."""
+        return self.grad_arith / self.eval_arith if self.eval_arith else float("nan")
+
     def to_json(self) -> dict:
         d = asdict(self)
-        d.update(steps_per_element=self.steps_per_element)
+        d.update(steps_per_element=self.steps_per_element, arith_ratio=self.arith_ratio)
         return d
 
 
@@ -428,7 +467,8 @@ def run_church_case(family: str | ChurchFamily, n: int,
                  if isinstance(a.value, Num) else float("inf"))
     ok = value_err <= 1e-9 and deriv_err <= 1e-9
     return ChurchCase(fam.name, n, r.steps, g.steps, a.steps, eval_s, grad_s, apply_s,
-                      value_err, deriv_err, ok, g.rule_counts)
+                      value_err, deriv_err, ok, g.rule_counts, r.rule_counts.get("4", 0),
+                      g.rule_counts.get("4", 0))
 
 
 # ======================================================================================
@@ -499,7 +539,8 @@ def fmt_fit(name: str, f_all: dict, f_tail: Optional[dict]) -> str:
 
 
 CHURCH_HEADER = (f"{'n':>6} {'eval st':>8} {'grad st':>9} {'st/elt':>7} {'×2 ratio':>8} "
-                 f"{'apply st':>9} {'×2 ratio':>8} {'grad ms':>10} {'apply ms':>9} {'max err':>8}")
+                 f"{'apply st':>9} {'×2 ratio':>8} {'grad ms':>10} {'apply ms':>9} {'max err':>8} "
+                 f"{'arith e/g':>11} {'ratio':>5}")
 
 
 def fmt_church_row(c: ChurchCase, prev: Optional[ChurchCase]) -> str:
@@ -512,7 +553,8 @@ def fmt_church_row(c: ChurchCase, prev: Optional[ChurchCase]) -> str:
             f"{ratio(c.grad_steps, prev.grad_steps if doubled else None)} {c.apply_steps:>9} "
             f"{ratio(c.apply_steps, prev.apply_steps if doubled else None)} "
             f"{1e3 * c.grad_s:>10.1f} {1e3 * c.apply_s:>9.1f} "
-            f"{max(c.value_err, c.deriv_err):>8.1e}{flag}")
+            f"{max(c.value_err, c.deriv_err):>8.1e} "
+            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f}{flag}")
 
 
 def doubling_ratios(cases: list, attr: str = "grad_steps") -> list:
@@ -606,6 +648,11 @@ def run_church_family(nm: str, args, report: dict) -> bool:
     print(f"{pad}  verdict: " + ("?" if math.isnan(worst) else
                                  "linear (×≤2.2 per doubling)" if worst <= 2.2 else
                                  f"SUPERLINEAR (worst ×{worst:.2f} per doubling)"))
+    worst_a = max((c.arith_ratio for c in cases), default=float("nan"))
+    cheap = all(c.arith_ratio <= CHEAP_GRADIENT_BOUND for c in cases)
+    print(f"{pad}  cheap gradient (arithmetic steps, rule 4): worst ratio "
+          f"gradient/evaluation {worst_a:.2f} <= {CHEAP_GRADIENT_BOUND}: "
+          + ("PASS" if cheap else "FAIL"))
     bad = [c for c in cases if not c.ok]
     print(f"{pad}  max error "
           f"{max((max(c.value_err, c.deriv_err) for c in cases), default=0):.1e}"
@@ -623,7 +670,8 @@ def main(argv: Optional[list] = None) -> int:
     ap.add_argument("--max-size", type=int, metavar="N", help="skip sizes n > N")
     ap.add_argument("--families", default=",".join(list(FAMILIES) + list(CHURCH)),
                     help="comma-separated subset of: " + ", ".join(list(FAMILIES) + list(CHURCH))
-                    + " (church: the four Church-list families)")
+                    + " (church: the four Church-list families; nested-sin: a second "
+                    "derivative, Ω in Ω)")
     ap.add_argument("--case-budget", type=float, default=300.0, metavar="SECONDS",
                     help="skip a size (and larger ones) whose gradient time, extrapolated "
                          "from the two previous sizes, exceeds this (0 = never skip; "
@@ -639,7 +687,7 @@ def main(argv: Optional[list] = None) -> int:
         return 0
 
     names = [s.strip() for s in args.families.split(",") if s.strip()]
-    names = [m for nm in names for m in (list(CHURCH) if nm == "church" else [nm])]
+    names = [m for nm in names for m in (CHURCH_LISTS if nm == "church" else [nm])]
     for nm in names:
         if nm not in FAMILIES and nm not in CHURCH:
             ap.error(f"unknown family {nm!r}")

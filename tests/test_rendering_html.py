@@ -256,8 +256,8 @@ def test_browser_expands_a_premise(open_page):
 
 
 def test_browser_nested_premises(open_page):
-    r = pc.reduce("Ω(λl. l (λx. λacc. x + acc) 0) (λz. λw. w) (λc. λn. c 1 (c 2 (c 3 n))) "
-                  "(λc. λn. c 10 (c 20 (c 30 n)))")
+    # a fold whose folding function depends on a: rules 18 and 19b, nested premises
+    r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
     doc = trace_data(r.trace)
     S, D, top = doc["S"], doc["D"], doc["top"]
     premises = [s[9] or [] for s in S]  # the premise ids of each step (0: none)

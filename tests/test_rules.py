@@ -28,6 +28,8 @@ CASES = [
     ("7", "Ω(λx. let y = sin(x) in y) ω", "Ω(λx. sin(x)) ω", None),
     ("8", "Ω(λx. let y = sin(x) in let z = cos(y) in z) ω",
      "Ω(λx. ⟨x, sin(x)⟩) (Ω(λ⟨x, y⟩. let z = cos(y) in z) ω)", None),
+    ("8c", "Ω(λx. let g = λy. y × y in let z = g x in z) ω",
+     "Ω(λx. let z = (λy. y × y) x in z) ω", None),
     ("pb", "Ω(λx. sin(x)) (λz. λw. w) 2",
      "(λdx. (J(λx. sin(x))·dx) 2)⋆ ((λz. λw. w) (sin(2)))", None),
     ("dual-app", "((λv. 3 × v)⋆ ω) 2", "ω (3 × 2)", "ω 6"),

@@ -266,9 +266,9 @@ def test_browser_nested_premises(open_page):
         return range(D[pid][3], D[pid][3] + D[pid][4])
 
     reverse = next(i for i in range(top) if doc["phases"][S[i][1]] == "reverse")
-    # the first reverse step with premises, and the first whose premise has premises itself
+    # the first reverse step with premises, and a later one whose premise has premises itself
     first = next(i for i in range(reverse, top) if premises[i])
-    nested = next(i for i in range(reverse, top)
+    nested = next(i for i in range(first + 1, top)  # (a later step: the rows of first close)
                   if any(premises[j] for pid in premises[i] for j in steps_of(pid)))
     outer = next(pid for pid in premises[nested] if any(premises[j] for j in steps_of(pid)))
     inner = next(premises[j][0] for j in steps_of(outer) if premises[j])

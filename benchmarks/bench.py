@@ -12,6 +12,24 @@ for growing sizes n:
     mlp      λ⟨w1,…,wh, v1,…,vh⟩. let s1 = tanh(w1 × 0.5) in … let sh = … in
                  (v1 × s1 + … + vh × sh − 0.3) ^ 2       (n = h hidden units)
 
+and four Church-list families (Example 3.2 of Mak & Ong), a list
+[x1, …, xn] being λc. λn. c x1 (c x2 (… (c xn n))):
+
+    church-sum      the covector of  sum = λl. l (λx. λacc. x + acc) 0  at a list
+    church-mapsum   the covector of  λl. sum (map (λx. x × x) l)        at a list
+    church-foldl    d/dx foldl (λacc. λc. acc × x + c) 0 [x1…xn]        (Horner)
+    church-foldr    d/da foldr (λx. λacc. (x + a) × acc) 1 [x1…xn]      (a product)
+
+and a nested-derivative family:
+
+    nested-sin      d/dx of the reverse-mode derivative of sin∘…∘sin (depth n)
+
+(``--families church`` selects the four list families.)  For them: the steps of evaluating,
+of the gradient Ω(f) (λz. λw. w) V (the covector), of applying the covector
+to a tangent (a Church list, or 1), steps per element and the ratio of the
+gradient's steps to those at the previous size (≈ 2 per doubling: linear),
+and the arithmetic (rule-4) steps of the gradient over the evaluation's.
+
 For each size: the program's size in AST nodes, the steps and wall time of
 *evaluating* it at a point, ``reduce(App(f, point))``, and of its *gradient*,
 ``jacobian_row(f, point, 0)``, their ratios, gradient steps per program node
@@ -21,7 +39,7 @@ with status 1.  Per family, a least-squares fit of log(y) against log(nodes)
 gives the growth exponent of steps and of time (≈ 1.0 means linear).
 
 The module is importable (``tests/test_bench_smoke.py`` does so): see
-``FAMILIES`` and ``run_case``.
+``FAMILIES`` and ``run_case``, ``CHURCH`` and ``run_church_case``.
 """
 from __future__ import annotations
 
@@ -153,6 +171,129 @@ FAMILIES: dict[str, Family] = {
 #: the evaluation's (Griewank & Walther's "cheap gradient principle")
 CHEAP_GRADIENT_BOUND = 4.0
 
+# ---- Church lists ----------------------------------------------------------------------
+
+CHURCH_SUM = "let sum = λl. l (λx. λacc. x + acc) 0 in "
+CHURCH_MAP = "let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in "
+CHURCH_FOLDL = "let foldl = λg. λz0. λl. l (λx. λk. λacc. k (g acc x)) (λacc. acc) z0 in "
+CHURCH_FOLDR = "let foldr = λg. λz0. λl. l g z0 in "
+FOLDL_X = 0.5
+
+
+def _numeral(v: float) -> str:
+    return repr(v) if v >= 0 else f"({v!r})"
+
+
+def church_list(xs: list) -> str:
+    """[x1, …, xn] as the literal λc. λn. c x1 (c x2 (… (c xn n)))."""
+    body = "n"
+    for x in reversed(xs):
+        body = f"c {_numeral(x)} ({body})" if body != "n" else f"c {_numeral(x)} n"
+    return f"(λc. λn. {body})"
+
+
+def church_elements(n: int) -> list:
+    """Elements near 1, so that products and Horner sums stay finite."""
+    return [round(1 + 0.1 * math.sin(i), 6) for i in range(1, n + 1)]
+
+
+def church_tangent(n: int) -> list:
+    return [round(0.5 * math.cos(i), 6) for i in range(1, n + 1)]
+
+
+def _horner(xs: list, x: float) -> tuple:
+    """(p(x), p'(x)) for p(x) = (…((x1·x + x2)·x + x3)…)·x + xn."""
+    p = dp = 0.0
+    for c in xs:
+        p, dp = p * x + c, dp * x + p
+    return p, dp
+
+
+def _prod(xs: list) -> tuple:
+    """(Π xᵢ, Σᵢ Πⱼ≠ᵢ xⱼ) = (P, d/da Π (xᵢ + a) at a = 0)."""
+    p, dp = 1.0, 0.0
+    for c in xs:
+        p, dp = p * c, dp * c + p
+    return p, dp
+
+
+NESTED_X = 0.7
+
+
+def _sin_chain(n: int, v: str = "y") -> str:
+    for _ in range(n):
+        v = f"sin({v})"
+    return v
+
+
+def _sin_derivs(n: int) -> tuple:
+    """(f, f', f'') at NESTED_X for f = sin∘…∘sin (n times)."""
+    s, d, dd = NESTED_X, 1.0, 0.0
+    for _ in range(n):
+        s, d, dd = math.sin(s), math.cos(s) * d, -math.sin(s) * d * d + math.cos(s) * dd
+    return s, d, dd
+
+
+@dataclass
+class ChurchFamily:
+    """Programs as text: ``prelude + f point`` evaluates, ``prelude + Ω(f)
+    (λz. λw. w) point`` is the gradient (a covector), applied to ``tangent``."""
+    name: str
+    title: str
+    prelude: str
+    function: Callable[[int], str]   # f, in the scope of the prelude
+    point: Callable[[int], str]
+    tangent: Callable[[int], str]
+    value: Callable[[int], float]    # f at the point (plain Python)
+    deriv: Callable[[int], float]    # the covector applied to the tangent (plain Python)
+    full_sizes: list
+    quick_sizes: list
+
+
+CHURCH: dict[str, ChurchFamily] = {
+    "church-sum": ChurchFamily(
+        "church-sum", "sum = λl. l (λx. λacc. x + acc) 0 at a Church list of n reals",
+        CHURCH_SUM, lambda n: "sum", lambda n: church_list(church_elements(n)),
+        lambda n: church_list(church_tangent(n)),
+        lambda n: sum(church_elements(n)), lambda n: sum(church_tangent(n)),
+        [50, 100, 200, 400, 800], [10, 20, 40]),
+    "church-mapsum": ChurchFamily(
+        "church-mapsum", "λl. sum (map (λx. x × x) l): its derivative along the Church list v "
+        "is Σ vᵢ² (f is linear in l)",
+        CHURCH_SUM + CHURCH_MAP, lambda n: "λl. sum (map (λx. x × x) l)",
+        lambda n: church_list(church_elements(n)), lambda n: church_list(church_tangent(n)),
+        lambda n: sum(x * x for x in church_elements(n)),
+        lambda n: sum(v * v for v in church_tangent(n)),
+        [50, 100, 200, 400, 800], [10, 20, 40]),
+    "church-foldl": ChurchFamily(
+        "church-foldl", f"d/dx foldl (λacc. λc. acc × x + c) 0 [x1…xn] at x = {FOLDL_X} "
+        "(Horner; foldl is foldr building a continuation)",
+        CHURCH_FOLDL,
+        lambda n: f"λx. foldl (λacc. λc. acc × x + c) 0 {church_list(church_elements(n))}",
+        lambda n: repr(FOLDL_X), lambda n: "1",
+        lambda n: _horner(church_elements(n), FOLDL_X)[0],
+        lambda n: _horner(church_elements(n), FOLDL_X)[1],
+        [50, 100, 200, 400, 800], [10, 20, 40]),
+    "church-foldr": ChurchFamily(
+        "church-foldr", "d/da foldr (λx. λacc. (x + a) × acc) 1 [x1…xn] at a = 0 (a product)",
+        CHURCH_FOLDR,
+        lambda n: f"λa. foldr (λx. λacc. (x + a) × acc) 1 {church_list(church_elements(n))}",
+        lambda n: "0", lambda n: "1",
+        lambda n: _prod(church_elements(n))[0], lambda n: _prod(church_elements(n))[1],
+        [50, 100, 200, 400, 800], [10, 20, 40]),
+    "nested-sin": ChurchFamily(
+        "nested-sin", "d/dx of the reverse-mode derivative of sin∘…∘sin (depth n) at x = "
+        f"{NESTED_X}: a second derivative, Ω nested in Ω (rule 17)",
+        "", lambda n: f"λx. Ω(λy. {_sin_chain(n)}) (λz. λw. w) x 1",
+        lambda n: repr(NESTED_X), lambda n: "1",
+        lambda n: _sin_derivs(n)[1], lambda n: _sin_derivs(n)[2],
+        [25, 50, 100, 200, 400], [5, 10, 20]),
+}
+
+#: the families that ``--families church`` selects
+CHURCH_LISTS = [k for k in CHURCH if k.startswith("church-")]
+
+
 # ======================================================================================
 # one measurement
 # ======================================================================================
@@ -270,6 +411,66 @@ def run_case(family: str | Family, n: int, repeats: Optional[int] = None,
                 best["grad_cpu_s"], rule_counts, eval_arith, rule_counts.get("4", 0))
 
 
+@dataclass
+class ChurchCase:
+    family: str
+    n: int
+    eval_steps: int
+    grad_steps: int
+    apply_steps: int
+    eval_s: float
+    grad_s: float
+    apply_s: float
+    value_err: float
+    deriv_err: float
+    ok: bool
+    rule_counts: dict = field(default_factory=dict)
+    eval_arith: int = 0   # rule-4 steps (arithmetic) of the evaluation
+    grad_arith: int = 0   # … of the gradient (the covector), back-propagation's included
+
+    @property
+    def steps_per_element(self) -> float:
+        return self.grad_steps / self.n
+
+    @property
+    def arith_ratio(self) -> float:
+        """The cheap-gradient principle in arithmetic steps: gradient / evaluation."""
+        return self.grad_arith / self.eval_arith if self.eval_arith else float("nan")
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d.update(steps_per_element=self.steps_per_element, arith_ratio=self.arith_ratio)
+        return d
+
+
+def church_sources(fam: ChurchFamily, n: int) -> tuple:
+    """(evaluation, gradient, tangent) as source text."""
+    f, pt = fam.function(n), fam.point(n)
+    return (f"{fam.prelude}({f}) {pt}", f"{fam.prelude}Ω({f}) (λz. λw. w) {pt}", fam.tangent(n))
+
+
+def run_church_case(family: str | ChurchFamily, n: int,
+                    max_steps: int = 50_000_000) -> ChurchCase:
+    """Evaluate f at the point, reduce its gradient Ω(f) (λz. λw. w) V to a
+    covector, apply the covector to the tangent; check against plain Python.
+    One run: the step counts are what matter (they are deterministic)."""
+    fam = CHURCH[family] if isinstance(family, str) else family
+    ev_src, grad_src, tan_src = church_sources(fam, n)
+    r, eval_s, _ = _timed(lambda: pc.reduce(pc.parse(ev_src), max_steps=max_steps))
+    g, grad_s, _ = _timed(lambda: pc.reduce(pc.parse(grad_src), max_steps=max_steps))
+    tangent = pc.parse(tan_src)
+    a, apply_s, _ = _timed(lambda: pc.reduce(App(g.value, tangent), max_steps=max_steps))
+    ref_v, ref_d = fam.value(n), fam.deriv(n)
+    value_err = (abs(r.value.value - ref_v) / max(1.0, abs(ref_v))
+                 if isinstance(r.value, Num) else float("inf"))
+    deriv_err = (abs(a.value.value - ref_d) / max(1.0, abs(ref_d))
+                 if isinstance(a.value, Num) else float("inf"))
+    ok = value_err <= 1e-9 and deriv_err <= 1e-9
+    return ChurchCase(fam.name, n, r.steps, g.steps, a.steps, eval_s, grad_s, apply_s,
+                      value_err, deriv_err, ok, g.rule_counts, r.rule_counts.get("4", 0),
+                      g.rule_counts.get("4", 0))
+
+
 # ======================================================================================
 # fits and printing
 # ======================================================================================
@@ -337,6 +538,31 @@ def fmt_fit(name: str, f_all: dict, f_tail: Optional[dict]) -> str:
     return line
 
 
+CHURCH_HEADER = (f"{'n':>6} {'eval st':>8} {'grad st':>9} {'st/elt':>7} {'×2 ratio':>8} "
+                 f"{'apply st':>9} {'×2 ratio':>8} {'grad ms':>10} {'apply ms':>9} {'max err':>8} "
+                 f"{'arith e/g':>11} {'ratio':>5}")
+
+
+def fmt_church_row(c: ChurchCase, prev: Optional[ChurchCase]) -> str:
+    def ratio(a: int, b: Optional[int]) -> str:
+        # the doubling ratio: steps(n) / steps(n/2), only between sizes n/2 and n
+        return f"{a / b:>8.3f}" if b else f"{'':>8}"
+    doubled = prev is not None and c.n == 2 * prev.n
+    flag = "" if c.ok else "  WRONG"
+    return (f"{c.n:>6} {c.eval_steps:>8} {c.grad_steps:>9} {c.steps_per_element:>7.2f} "
+            f"{ratio(c.grad_steps, prev.grad_steps if doubled else None)} {c.apply_steps:>9} "
+            f"{ratio(c.apply_steps, prev.apply_steps if doubled else None)} "
+            f"{1e3 * c.grad_s:>10.1f} {1e3 * c.apply_s:>9.1f} "
+            f"{max(c.value_err, c.deriv_err):>8.1e} "
+            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f}{flag}")
+
+
+def doubling_ratios(cases: list, attr: str = "grad_steps") -> list:
+    """steps(2n) / steps(n) for each consecutive pair of sizes n, 2n."""
+    return [getattr(b, attr) / getattr(a, attr) for a, b in zip(cases, cases[1:])
+            if b.n == 2 * a.n]
+
+
 # ======================================================================================
 # profiling one case
 # ======================================================================================
@@ -351,14 +577,22 @@ def profile_case(family: str, n: int, what: str = "grad", top: int = 15) -> str:
 
     from pullback_calc.deep import deep
 
-    fam = FAMILIES[family]
-    src, pt = fam.source(n), fam.point(n)
-    f = pc.parse(src)
-    work = {
-        "grad": lambda: pc.jacobian_row(f, pt, 0, max_steps=50_000_000),
-        "eval": lambda: pc.reduce(App(f, point_term(pt)), max_steps=50_000_000),
-        "parse": lambda: pc.parse(src),
-    }[what]
+    if family in CHURCH:
+        ev_src, grad_src, _ = church_sources(CHURCH[family], n)
+        src = grad_src if what != "eval" else ev_src
+        t = pc.parse(src)
+        work = {"grad": lambda: pc.reduce(t, max_steps=50_000_000),
+                "eval": lambda: pc.reduce(t, max_steps=50_000_000),
+                "parse": lambda: pc.parse(src)}[what]
+    else:
+        fam = FAMILIES[family]
+        src, pt = fam.source(n), fam.point(n)
+        f = pc.parse(src)
+        work = {
+            "grad": lambda: pc.jacobian_row(f, pt, 0, max_steps=50_000_000),
+            "eval": lambda: pc.reduce(App(f, point_term(pt)), max_steps=50_000_000),
+            "parse": lambda: pc.parse(src),
+        }[what]
 
     @deep
     def go():
@@ -828,13 +1062,63 @@ def run_compare(names: list, quick: bool = False, max_size: Optional[int] = None
 # ======================================================================================
 
 
+def run_church_family(nm: str, args, report: dict) -> bool:
+    """One Church-list family: its sizes, a row each, the doubling ratios."""
+    fam = CHURCH[nm]
+    sizes = fam.quick_sizes if args.quick else fam.full_sizes
+    if args.max_size is not None:
+        sizes = [s for s in sizes if s <= args.max_size]
+    print(f"\n== {nm}: {fam.title}")
+    print(CHURCH_HEADER)
+    cases: list[ChurchCase] = []
+    skipped: list = []
+    for n in sizes:
+        if args.case_budget > 0 and len(cases) >= 2:
+            a, b = cases[-2], cases[-1]
+            ta, tb = a.grad_s + a.apply_s, b.grad_s + b.apply_s
+            e = max(1.0, math.log(tb / ta) / math.log(b.n / a.n))
+            predicted = tb * (n / b.n) ** e
+            if predicted > args.case_budget:
+                skipped = [s for s in sizes if s >= n]
+                print(f"{n:>6}  skipped (and larger: {skipped}): gradient predicted "
+                      f"~{predicted:.0f} s (local exponent {e:.2f}) > --case-budget "
+                      f"{args.case_budget:.0f} s")
+                break
+        c = run_church_case(fam, n)
+        print(fmt_church_row(c, cases[-1] if cases else None), flush=True)
+        cases.append(c)
+    grad_r, apply_r = doubling_ratios(cases), doubling_ratios(cases, "apply_steps")
+    worst = max(grad_r + apply_r, default=float("nan"))
+    pad = " " * len(nm)
+    print(f"{nm}: doubling ratio of gradient steps {', '.join(f'{r:.3f}' for r in grad_r) or '–'}; "
+          f"of applying the covector {', '.join(f'{r:.3f}' for r in apply_r) or '–'}")
+    print(f"{pad}  verdict: " + ("?" if math.isnan(worst) else
+                                 "linear (×≤2.2 per doubling)" if worst <= 2.2 else
+                                 f"SUPERLINEAR (worst ×{worst:.2f} per doubling)"))
+    worst_a = max((c.arith_ratio for c in cases), default=float("nan"))
+    cheap = all(c.arith_ratio <= CHEAP_GRADIENT_BOUND for c in cases)
+    print(f"{pad}  cheap gradient (arithmetic steps, rule 4): worst ratio "
+          f"gradient/evaluation {worst_a:.2f} <= {CHEAP_GRADIENT_BOUND}: "
+          + ("PASS" if cheap else "FAIL"))
+    bad = [c for c in cases if not c.ok]
+    print(f"{pad}  max error "
+          f"{max((max(c.value_err, c.deriv_err) for c in cases), default=0):.1e}"
+          + (f" -- WRONG at n = {[c.n for c in bad]}" if bad else " (all correct)"))
+    report["families"][nm] = {"title": fam.title, "cases": [c.to_json() for c in cases],
+                              "doubling_grad": grad_r, "doubling_apply": apply_r,
+                              "skipped": skipped}
+    return not bad
+
+
 def main(argv: Optional[list] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only (< ~30 s)")
     ap.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     ap.add_argument("--max-size", type=int, metavar="N", help="skip sizes n > N")
-    ap.add_argument("--families", default=",".join(FAMILIES),
-                    help="comma-separated subset of: " + ", ".join(FAMILIES))
+    ap.add_argument("--families", default=",".join(list(FAMILIES) + list(CHURCH)),
+                    help="comma-separated subset of: " + ", ".join(list(FAMILIES) + list(CHURCH))
+                    + " (church: the four Church-list families; nested-sin: a second "
+                    "derivative, Ω in Ω)")
     ap.add_argument("--case-budget", type=float, default=300.0, metavar="SECONDS",
                     help="skip a size (and larger ones) whose gradient time, extrapolated "
                          "from the two previous sizes, exceeds this (0 = never skip; "
@@ -876,8 +1160,9 @@ def main(argv: Optional[list] = None) -> int:
         return 0
 
     names = [s.strip() for s in args.families.split(",") if s.strip()]
+    names = [m for nm in names for m in (CHURCH_LISTS if nm == "church" else [nm])]
     for nm in names:
-        if nm not in FAMILIES:
+        if nm not in FAMILIES and nm not in CHURCH:
             ap.error(f"unknown family {nm!r}")
     print(f"pullback-calc benchmark: python {platform.python_version()}, "
           f"{platform.machine()}, {os.cpu_count()} cpu(s), "
@@ -888,6 +1173,9 @@ def main(argv: Optional[list] = None) -> int:
                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "families": {}}
     t_start = time.perf_counter()
     for nm in names:
+        if nm in CHURCH:
+            all_ok &= run_church_family(nm, args, report)
+            continue
         fam = FAMILIES[nm]
         sizes = fam.quick_sizes if args.quick else fam.full_sizes
         if args.max_size is not None:

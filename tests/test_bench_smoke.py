@@ -42,6 +42,16 @@ def test_smallest_sizes(bench, family):
         assert c.arith_ratio <= bench.CHEAP_GRADIENT_BOUND, (c.n, c.eval_arith, c.grad_arith)
 
 
+@pytest.mark.parametrize("family", ["church-sum", "church-mapsum", "church-foldr"])
+def test_church_smallest_sizes(bench, family):
+    """Correct, and the gradient's steps about double with n (no timing)."""
+    c1, c2 = (bench.run_church_case(family, n) for n in bench.CHURCH[family].quick_sizes[:2])
+    for c in (c1, c2):
+        assert c.ok, (c.n, c.value_err, c.deriv_err)
+    assert bench.doubling_ratios([c1, c2]) == [c2.grad_steps / c1.grad_steps]
+    assert c2.grad_steps / c1.grad_steps <= 2.2, (c1.grad_steps, c2.grad_steps)
+
+
 def test_references_agree(bench):
     """The plain-Python references themselves: the MLP finite differences
     agree with the analytic gradient, the sin-chain product with a difference
@@ -71,6 +81,9 @@ def test_sources_parse(bench):
     for name, fam in bench.FAMILIES.items():
         f = pc.parse(fam.source(3))
         assert pc.typecheck(f) is not None
+    for name, fam in bench.CHURCH.items():
+        for src in bench.church_sources(fam, 3):
+            assert pc.typecheck(pc.parse(src)) is not None, (name, src)
 
 
 @pytest.mark.parametrize("family", ["sin", "sop", "mlp", "swell", "church"])

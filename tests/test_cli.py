@@ -17,6 +17,11 @@ CHURCH_FILE = (EXAMPLES / "church_sum.pb").read_text(encoding="utf-8")
 F = "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2"
 CHURCH = ("Ω(λl. l (λx. λacc. x + acc) 0) (λz. λw. w) (λc. λn. c 1 (c 2 (c 3 n))) "
           "(λc. λn. c 10 (c 20 (c 30 n)))")
+#: a fold whose folding function depends on the differentiated a: its
+#: covector needs rules 18 and 19b, with premises (nested ones too).  (The
+#: folding function of CHURCH is a closed abstraction, a constant: its trace
+#: has no premises.)
+WEIGHTED = "Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1"
 
 
 def run(capsys, *argv):
@@ -55,18 +60,20 @@ def test_reduce_church_sum(capsys):
     code, out, _ = run(capsys, "reduce", str(EXAMPLES / "church_sum.pb"), "--no-trace")
     assert code == 0 and "normal form: 60" in out
     code, out, _ = run(capsys, "reduce", str(EXAMPLES / "church_sum.pb"))
+    assert out.splitlines()[-1] == f"steps: {reduce(CHURCH_FILE).steps}"  # no premises
+    code, out, _ = run(capsys, "reduce", "-e", WEIGHTED)
     m = re.fullmatch(r"steps: (\d+) \((\d+) in the main derivation, (\d+) in premises\)",
                      out.splitlines()[-1])
-    assert m and int(m[1]) == int(m[2]) + int(m[3]) == reduce(CHURCH_FILE).steps
+    assert m and int(m[1]) == int(m[2]) + int(m[3]) == reduce(WEIGHTED).steps
 
 
 def test_reduce_json_shape(capsys):
-    code, out, _ = run(capsys, "reduce", "-e", CHURCH, "--json")
+    code, out, _ = run(capsys, "reduce", "-e", WEIGHTED, "--json")
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {"normal_form", "steps", "trace"}
-    assert doc["normal_form"] == "60"
-    assert doc["steps"] == reduce(CHURCH).steps
+    assert doc["normal_form"] == "6"
+    assert doc["steps"] == reduce(WEIGHTED).steps
 
     def count(steps):  # the step count includes the premises' steps
         return sum(1 + sum(count(d["steps"]) for d in s["premises"]) for s in steps)
@@ -76,7 +83,7 @@ def test_reduce_json_shape(capsys):
     assert [s["index"] for s in doc["trace"]] == list(range(len(doc["trace"])))
     assert {s["phase"] for s in doc["trace"]} <= {"A", "decompose", "forward", "reverse"}
     with_premises = [s for s in doc["trace"] if s["premises"]]
-    assert with_premises, "the Church example has rules with premises (18, 19b)"
+    assert with_premises, "the weighted Church fold has rules with premises (18, 19b)"
     d = with_premises[0]["premises"][0]
     assert set(d) == {"rule", "start", "result", "steps"} and d["steps"]
     assert set(d["steps"][0]) == keys
@@ -101,7 +108,7 @@ def test_reduce_width(capsys):
 
 
 def test_reduce_premises_are_indented(capsys):
-    code, out, _ = run(capsys, "reduce", "-e", CHURCH)
+    code, out, _ = run(capsys, "reduce", "-e", WEIGHTED)
     lines = out.splitlines()
     i = next(i for i, l in enumerate(lines) if "premise [18]" in l)
     assert lines[i].startswith("    ⊢ premise [18]: ")
@@ -275,7 +282,7 @@ def test_python_dash_m_subprocess(tmp_path):
 # ---- the text renderer ---------------------------------------------------------------------
 
 def test_format_step_and_trace():
-    r = reduce(CHURCH)
+    r = reduce(WEIGHTED)
     line = format_step(r.trace[0])
     assert line.split()[0] == "0" and "[A-name]" in line and " A " in line
     assert len(line) <= 100

@@ -259,8 +259,8 @@ def test_browser_expands_a_premise(open_page):
 
 
 def test_browser_nested_premises(open_page):
-    r = pc.reduce("Ω(λl. l (λx. λacc. x + acc) 0) (λz. λw. w) (λc. λn. c 1 (c 2 (c 3 n))) "
-                  "(λc. λn. c 10 (c 20 (c 30 n)))")
+    # a fold whose folding function depends on a: rules 18 and 19b, nested premises
+    r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
     doc = trace_data(r.trace)
     S, D, top = doc["S"], doc["D"], doc["top"]
     premises = [s[9] or [] for s in S]  # the premise ids of each step (0: none)
@@ -269,9 +269,9 @@ def test_browser_nested_premises(open_page):
         return range(D[pid][3], D[pid][3] + D[pid][4])
 
     reverse = next(i for i in range(top) if doc["phases"][S[i][1]] == "reverse")
-    # the first reverse step with premises, and the first whose premise has premises itself
+    # the first reverse step with premises, and a later one whose premise has premises itself
     first = next(i for i in range(reverse, top) if premises[i])
-    nested = next(i for i in range(reverse, top)
+    nested = next(i for i in range(first + 1, top)  # (a later step: the rows of first close)
                   if any(premises[j] for pid in premises[i] for j in steps_of(pid)))
     outer = next(pid for pid in premises[nested] if any(premises[j] for j in steps_of(pid)))
     inner = next(premises[j][0] for j in steps_of(outer) if premises[j])

@@ -41,7 +41,7 @@ def child(t, kind, index):
         return t.form
     if kind == "dual-body":
         return t.lam.body
-    if kind == "let-body":
+    if kind in ("let-body", "let-inert"):
         return t.fun.body
     assert kind == "a-root"
     return (t.lam if isinstance(t, (Jac, Dual)) else t.fun).body

@@ -72,7 +72,7 @@ def test_trace_layout():
 
 
 def test_premises():
-    r = pc.reduce(CHURCH)
+    r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
     s = trace_to_latex(r.trace)
     assert r"$\vdash$ premise (19b)" in s and r"\Downarrow" in s
     assert trace_to_latex(r.trace, premises=False).count(r"\vdash") == 0

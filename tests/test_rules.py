@@ -32,6 +32,8 @@ CASES = [
     ("7", "Ω(λx. let y = sin(x) in y) ω", "Ω(λx. sin(x)) ω", None),
     ("8", "Ω(λx. let y = sin(x) in let z = cos(y) in z) ω",
      "Ω(λx. ⟨x, sin(x)⟩) (Ω(λ⟨x, y⟩. let z = cos(y) in z) ω)", None),
+    ("8c", "Ω(λx. let g = λy. y × y in let z = g x in z) ω",
+     "Ω(λx. let z = (λy. y × y) x in z) ω", None),
     ("pb", "Ω(λx. sin(x)) (λz. λw. w) 2",
      "(λdx. (J(λx. sin(x))·dx) 2)⋆ ((λz. λw. w) (sin(2)))", None),
     ("dual-app", "((λv. 3 × v)⋆ ω) 2", "ω (3 × 2)", "ω 6"),
@@ -73,6 +75,13 @@ CASES = [
     ("7J", "J(λx. let y = sin(x) in y)·1", "J(λx. sin(x))·1", None),
     ("8J", "(J(λx. let y = sin(x) in let z = cos(y) in z)·1) 2",
      "(J(λ⟨x, y⟩. let z = cos(y) in z)·⟨1, (J(λx. sin(x))·1) 2⟩) ⟨2, sin(2)⟩", None),
+    # an open point: its inert component sin(u) is shared by a let (kept by rule 1)
+    ("8J", "(J(λ⟨x, w⟩. let y = x × w in let z = y × y in z)·⟨1, 0⟩) ⟨u, sin(u)⟩",
+     "let w = sin(u) in (J(λ⟨⟨x, w⟩, y⟩. let z = y × y in z)·⟨⟨1, 0⟩, "
+     "(J(λ⟨x, w⟩. x × w)·⟨1, 0⟩) ⟨u, w⟩⟩) ⟨⟨u, w⟩, u × w⟩",
+     "let w = sin(u) in u × w × (w × 1 ⊕ u × 0) ⊕ u × w × (w × 1 ⊕ u × 0)"),
+    ("lift", "⟨1, (λx. x + x) (sin(u))⟩", "let x = sin(u) in ⟨1, x + x⟩",
+     "let x = sin(u) in ⟨1, x + x⟩"),
     ("A-name", "Ω(λx. sin(cos(x))) ω", "let cos_1 = cos(x) in sin(cos_1)", None),
     ("A-lift", "Ω(λx. let y = (let z = cos(x) in sin(z)) in y) ω",
      "let z = cos(x) in let y = sin(z) in y", None),

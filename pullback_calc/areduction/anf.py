@@ -1,6 +1,6 @@
 """Divide: administrative reduction (→A) into let series of elementary terms.
 
-    atoms        a ::= x | r
+    atoms        a ::= x | r | λq.S   (λq.S closed: a constant, like r)
     elementary   E ::= a | 𝟎 | f(a,…,a) | ⟨a,…,a⟩ | πᵢ a | a a | a ⊕ … ⊕ a
                      | λq.S | J(λq.S)·a | (λq.S)⋆a | Ω(a) a | Ω(λq.S) a
     let series   L ::= let q = E in L | let x = E in x
@@ -27,7 +27,11 @@ from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
 
 
 def is_atom(t: Term) -> bool:
-    return isinstance(t, (Var, Num))
+    """x, r, or a closed abstraction: like a numeral, a constant that names
+    nothing and costs nothing to copy, so A-name does not bind it to a
+    variable (which would make it a coordinate of the environment that
+    reverse mode computes an adjoint for, only to multiply it by 0)."""
+    return isinstance(t, (Var, Num)) or (isinstance(t, Lam) and not fv(t))
 
 
 def is_elementary(t: Term) -> bool:
@@ -37,8 +41,8 @@ def is_elementary(t: Term) -> bool:
         return all(is_atom(a) for a in t.children())
     if isinstance(t, Proj):
         return is_atom(t.arg)
-    if isinstance(t, App):
-        return is_atom(t.fun) and is_atom(t.arg)
+    if isinstance(t, App):  # (λq.S) a is a let, not an elementary application
+        return isinstance(t.fun, (Var, Num)) and is_atom(t.arg)
     if isinstance(t, Jac):
         return is_atom(t.along)
     if isinstance(t, Dual):
@@ -141,7 +145,7 @@ def a_lift(t: Term) -> Term:
 
 def a_tail(t: Term) -> Term:
     """A-tail: E → let x = E in x, naming the result of a let series."""
-    x = Var(fresh(_base_name(t) if not is_atom(t) else "r"))
+    x = Var(fresh(_base_name(t) if not isinstance(t, (Var, Num)) else "r"))
     return App(Lam(x, x), t, t.pos)
 
 

@@ -339,5 +339,54 @@ def _settle(lc: LC, atoms: list, settle) -> None:
             lc.terms[a] = _summand(a, k)
 
 
+def share(coefficients: list) -> tuple[list, Term]:
+    """The coefficient terms as one term that computes every operation once:
+    ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
+    compound sub-terms (operations) that occur more than once among the
+    coefficients and are closed (they reduce to numerals) -- shared as one node by the composition (a scalar k
+    distributed over a nested combination is the same term in every product
+    it enters) or equal -- each named once, children before parents.  Returns
+    (the bindings, the tuple) for the caller to build the let series.
+
+    Without this, reducing the tuple would redo a shared product in every
+    coefficient it enters: distributing the nested tangent
+    c₁ × (A₁ ⊕ c₂ × (A₂ ⊕ c₃ × …)) of a fold gives the coefficients c₁c₂,
+    c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps."""
+    from ..syntax.terms import fresh
+    uses: dict = {}
+    order: list = []  # compound sub-terms, children before parents
+    stack = [(c, False) for c in reversed(coefficients)]
+    while stack:
+        u, done = stack.pop()
+        if not isinstance(u, Prim):
+            continue
+        if done:
+            order.append(u)
+            continue
+        n = uses.get(u, 0)
+        uses[u] = n + 1
+        if n == 0:  # first visit: count the children's uses once per distinct node
+            stack.append((u, True))
+            stack.extend((a, False) for a in reversed(u.args))
+    names: dict = {}
+    bindings: list = []
+
+    def rebuild(u: Term) -> Term:
+        if not isinstance(u, Prim):
+            return u
+        x = names.get(u)
+        if x is not None:
+            return x
+        return Prim(u.op, tuple(rebuild(a) for a in u.args), u.pos)
+
+    for u in order:  # children first: rebuild finds their names
+        if uses[u] > 1 and u not in names and not fv(u):  # (an open one would stay a let)
+            bound = Prim(u.op, tuple(rebuild(a) for a in u.args), u.pos)
+            x = Var(fresh("k"))
+            bindings.append((x, bound))
+            names[u] = x
+    return bindings, [rebuild(c) for c in coefficients]
+
+
 def coefficient(d: LinComb, atom: Term) -> Optional[Term]:
     return d.get(atom)

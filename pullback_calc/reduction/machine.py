@@ -13,8 +13,13 @@ the λ under Ω and J:
 
     C ::= [] | f(V,…,C,…,P) | C P | V C | ⟨V,…,C,…,P⟩ | πᵢ C | V ⊕ … ⊕ C ⊕ … ⊕ P
         | J(λq.A)·P | J(λq.L)·C | (λq.S)⋆C | (λq.C)⋆V
-        | Ω(C) P | Ω(λq.A) P | Ω(λq.L) C
+        | Ω(C) P | Ω(λq.A) P | Ω(λq.L) C | let q = I in C
     A ::= [] | let q = A in S | let q = E in A
+
+(let q = I in C: the body of a let whose bound value I is inert is reduced
+first; rule 1 then substitutes I only if that copies no work, and otherwise
+the let is kept -- open call-by-value.  A kept let in any other evaluation
+position is lifted out of it, rule lift.)
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ DEFAULT_MAX_STEPS = 1_000_000
 
 A_KINDS = frozenset({"a-root", "let-bound", "let-body"})
 _SCANNED = frozenset({"prim", "tuple", "sum"})  # frames of nodes that remember _scan
+LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an evaluated position)
 
 
 class Ctx:
@@ -61,7 +67,7 @@ class Ctx:
             return n.functional if k == "dual-fun" else n.form
         if k == "dual-body":
             return n.lam.body
-        if k == "let-body":
+        if k in ("let-body", "let-inert"):
             return n.fun.body
         return (n.lam if isinstance(n, Jac) else n.fun).body  # a-root
 
@@ -93,7 +99,7 @@ class Ctx:
             return Pullback(t, n.form, n.pos)
         if k == "pb-form":
             return Pullback(n.fun, t, n.pos)
-        if k == "let-body":
+        if k in ("let-body", "let-inert"):
             return App(Lam(n.fun.pat, t, n.fun.ann, n.fun.pos), n.arg, n.pos)
         if k == "a-root":
             lam = n.lam if isinstance(n, Jac) else n.fun
@@ -177,14 +183,15 @@ def _nf(t: Term) -> bool:
     return "_nf" in t.__dict__
 
 
-def _scan(t: Term, items: tuple) -> Optional[int]:
+def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
     """The index of the first item of a tuple, sum or primitive application
-    that is not yet a value (None: all are).  ``_scan`` on the node remembers
-    how many leading items are known to be values, so a wide node is not
-    rescanned from its first item at every visit."""
+    that is not yet a value -- or a value on which ``stop`` holds (a let kept
+    by rule 1, for rule lift) -- None: neither.  ``_scan`` on the node
+    remembers how many leading items are known to be neither, so a wide node
+    is not rescanned from its first item at every visit."""
     start = t.__dict__.get("_scan", 0)
     for i in range(start, len(items)):
-        if "_nf" not in items[i].__dict__:
+        if "_nf" not in items[i].__dict__ or (stop is not None and stop(items[i])):
             if i != start:
                 object.__setattr__(t, "_scan", i)
             return i
@@ -287,6 +294,8 @@ class Machine:
             if isinstance(t, (Var, Num, Zero, Lam)):
                 return ("up", ctx, _mark(t), None)
             nxt = self._child(ctx, t)
+            if nxt is LIFT:
+                return ("redex", ctx, t, "lift")
             if nxt is not None:
                 ctx, t = nxt
                 continue
@@ -296,42 +305,60 @@ class Machine:
             return ("up", ctx, _mark(t), None)
 
     def _child(self, ctx, t):
-        """The first child of t still to evaluate, as (frame, child), or None."""
+        """The first child of t still to evaluate, as (frame, child); LIFT if
+        the first evaluated child that is no longer evaluating is a let kept by
+        rule 1 (rule lift); or None."""
+        kept = R.kept_let
         if isinstance(t, Prim):
             i = _scan(t, t.args)
             return None if i is None else (Ctx("prim", t, i, ctx), t.args[i])
         if isinstance(t, App):
             if not _nf(t.fun):
                 return Ctx("app-fun", t, 0, ctx), t.fun
+            if kept(t.fun):
+                return LIFT
             if not _nf(t.arg):
                 return Ctx("app-arg", t, 1, ctx), t.arg
+            if kept(t.arg):
+                return LIFT
+            if isinstance(t.fun, Lam) and not _nf(t.fun.body) and R.is_inert(t.arg):
+                return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
             return None
         if isinstance(t, (Tuple, Sum)):
-            i = _scan(t, t.items)
-            return None if i is None else (
-                Ctx("tuple" if isinstance(t, Tuple) else "sum", t, i, ctx), t.items[i])
+            tup = isinstance(t, Tuple)
+            i = _scan(t, t.items, kept if tup else None)
+            if i is None:
+                return None
+            a = t.items[i]
+            return LIFT if _nf(a) else (Ctx("tuple" if tup else "sum", t, i, ctx), a)
         if isinstance(t, Proj):
-            return None if _nf(t.arg) else (Ctx("proj", t, 0, ctx), t.arg)
+            if not _nf(t.arg):
+                return Ctx("proj", t, 0, ctx), t.arg
+            return LIFT if kept(t.arg) else None
         if isinstance(t, Jac):
             if not is_a_normal(t.lam.body):
                 return Ctx("a-root", t, 0, ctx), t.lam.body
             if not _nf(t.along):
                 return Ctx("jac-along", t, 1, ctx), t.along
-            return None
+            return LIFT if kept(t.along) else None
         if isinstance(t, Dual):
             if not _nf(t.functional):
                 return Ctx("dual-fun", t, 1, ctx), t.functional
+            if kept(t.functional):
+                return LIFT
             if not _nf(t.lam.body):
                 return Ctx("dual-body", t, 0, ctx), t.lam.body
             return None
         if isinstance(t, Pullback):
             if not _nf(t.fun):
                 return Ctx("pb-fun", t, 0, ctx), t.fun
+            if kept(t.fun):
+                return LIFT
             if isinstance(t.fun, Lam) and not is_a_normal(t.fun.body):
                 return Ctx("a-root", t, 0, ctx), t.fun.body
             if not _nf(t.form):
                 return Ctx("pb-form", t, 1, ctx), t.form
-            return None
+            return LIFT if kept(t.form) else None
         raise AssertionError(type(t))
 
     @staticmethod
@@ -393,7 +420,8 @@ class Machine:
             parent, kind = ctx.parent, ctx.kind
             node = ctx.plug(t)
             if kind in _SCANNED and "_nf" in t.__dict__ \
-                    and node.__dict__.get("_scan", 0) <= ctx.index:
+                    and node.__dict__.get("_scan", 0) <= ctx.index \
+                    and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
                 object.__setattr__(node, "_scan", ctx.index + 1)  # its items up to t are values
             if kind == "let-body":
                 t, ctx = node, parent

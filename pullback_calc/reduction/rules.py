@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
-from ..areduction.anf import A_RULES, is_elementary
+from ..areduction.anf import A_RULES, _operands, _replace, is_elementary
 from ..errors import ReductionError
 from ..syntax import prims
-from ..syntax.subst import bind_pattern, fv, subst
+from ..syntax.subst import bind_pattern, fv, rename_apart, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_vars)
@@ -158,8 +158,91 @@ def beta(t: App, m: Premises) -> Term:
     """(1) β_v:  (λq.S) V → S[V/q].
 
     The argument is a value, so it is computed once however often q is used --
-    this is why the strategy must be call-by-value (no expression swell)."""
+    this is why the strategy must be call-by-value (no expression swell).
+    An *inert* argument I (``is_inert``) waits: the body S is reduced under
+    the let first, and I is then substituted only if that copies no work (q
+    used at most once, and not inside an abstraction); otherwise the let is
+    kept, a value (open call-by-value, ``keeps_let``)."""
     return subst(t.fun.body, bind_pattern(t.fun.pat, t.arg))
+
+
+def is_inert(v: Term) -> bool:
+    """Is the value v inert: a stuck compound term -- a function symbol
+    applied to arguments that are not all numerals, a projection, an
+    application (these are values only when stuck, on a free variable or a
+    value that is no function)?  Its free variables keep it from reducing;
+    once they are bound, every copy would be computed again (open
+    call-by-value duplicates inert terms: the expression swell A-normal let
+    series exist to prevent).  So an inert value is shared by a let rather
+    than copied (rule 1, 8J, lift)."""
+    return isinstance(v, (Prim, Proj, App))
+
+
+def keeps_let(t: App) -> bool:
+    """let q = I in W (I inert, W the reduced body) with I a term that
+    substitution would copy -- q occurs twice in W, or inside an abstraction:
+    no β-redex but a value, the let is kept (open call-by-value, as in
+    Accattoli and Guerrieri's value substitution calculus).  Substituting I
+    for a single occurrence outside any abstraction copies no work, and rule 1
+    does it (or drops an unused I)."""
+    if not is_inert(t.arg):
+        return False
+    pat, body = t.fun.pat, t.fun.body
+    if isinstance(pat, Var):
+        return not _used_at_most_once(pat.name, body)
+    return bool(fv(body) & frozenset(pattern_vars(pat)))
+
+
+def _used_at_most_once(x: str, body: Term) -> bool:
+    """Does x occur at most once in body, and not inside an abstraction (the
+    body of a let is not one)?  Walks only the subterms where x is free."""
+    seen = 0
+    stack = [body]
+    while stack:
+        u = stack.pop()
+        if x not in fv(u):
+            continue
+        if isinstance(u, Var):
+            seen += 1
+            if seen > 1:
+                return False
+        elif isinstance(u, App) and isinstance(u.fun, Lam):  # a let: its body is evaluated
+            stack.append(u.fun.body)
+            stack.append(u.arg)
+        elif isinstance(u, Lam):  # (also the λ of a J, Ω or dual map)
+            return False  # inside an abstraction: every application would recompute it
+        else:
+            stack.extend(u.children())
+    return True
+
+
+def kept_let(v: Term) -> bool:
+    """Is the value v a let kept by rule 1 (let q = I in W)?"""
+    return isinstance(v, App) and isinstance(v.fun, Lam)
+
+
+def _kept_let_slot(t: Term):
+    for slot, c in _operands(t):  # the evaluated positions, in evaluation order
+        if kept_let(c):
+            return slot, c
+    raise AssertionError("lift: no let to lift")  # the machine never asks
+
+
+@rule("lift")
+def lift(t: Term, m: Premises) -> Term:
+    """(lift) K[let q = I in W] → let q = I in K[W]  -- a let kept by rule 1
+    (I inert) leaves a position where its value W is looked at: either side
+    of an application, an item of a tuple (the point of a Jacobian), the
+    argument of a projection, the direction of a Jacobian, the functional of
+    a dual map, either part of a pullback.  q is renamed apart from the rest
+    of K.  So a let never hides an abstraction, tuple or dual map from the
+    rule that needs it (the σ-rules, or reduction at a distance, of calculi
+    with explicit substitutions).  Summands and the arguments of function
+    symbols keep their lets: no rule looks inside them."""
+    slot, let_ = _kept_let_slot(t)
+    rest = _replace(t, slot, ZERO)
+    q, W = rename_apart(let_.fun.pat, let_.fun.body, fv(rest))
+    return App(Lam(q, _replace(t, slot, W), let_.fun.ann, let_.fun.pos), let_.arg, t.pos)
 
 
 @rule("2")
@@ -346,11 +429,15 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
 def _arithmetic(coefficients: list, m: Premises, label: str = "5") -> list:
     """Rule 5's arithmetic premise: the coefficient terms the composition
     built (k × c, c + d) reduce -- by rule 4, one step per operation -- to
-    values, together, as one tuple."""
-    if len(coefficients) == 1:
-        return [m.premise(coefficients[0], label, keep_trivial=False, phase="reverse")]
-    v = m.premise(Tuple(tuple(coefficients)), label, keep_trivial=False, phase="reverse")
-    return list(v.items)
+    values, together, as one tuple; an operation that several coefficients
+    share is bound once by a let (``linear.share``), so it is one step, not
+    one per coefficient."""
+    bindings, items = linear.share(coefficients)
+    t = items[0] if len(items) == 1 else Tuple(tuple(items))
+    for x, bound in reversed(bindings):  # an operation shared by coefficients: once, named
+        t = App(Lam(x, t), bound)
+    v = m.premise(t, label, keep_trivial=False, phase="reverse")
+    return [v] if len(items) == 1 else list(v.items)
 
 
 def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
@@ -443,6 +530,21 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
     inner = Lam(Tuple((lam.pat, q)), _flag_anf(L))  # the tail of a let series is one
     object.__setattr__(inner, "_spine", True)
     return Pullback(Lam(lam.pat, env), Pullback(inner, t.form))
+
+
+@rule("8c")
+def pullback_let_constant(t: Pullback, m: Premises) -> Term:
+    """(8c) Ω(λp. let q = V in L) ω → Ω(λp. L[V/q]) ω  when V is a closed
+    abstraction -- a constant (an atom of A-normal forms, like a numeral):
+    β_v under the λ, which copies no work.  Rule 8 would make q a coordinate
+    of the environment, and reverse mode would compute its adjoint -- the
+    derivative of everything after it along the direction dq, e.g. of a
+    whole fold along the folding function -- only for the stage that binds
+    q, whose Jacobian is 0 (rule 9), to discard it."""
+    lam = t.fun
+    let_ = lam.body
+    body = subst(let_.fun.body, bind_pattern(let_.fun.pat, let_.arg))
+    return Pullback(Lam(lam.pat, body, lam.ann), t.form)
 
 
 @rule("pb")
@@ -545,7 +647,11 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     """(15) (J(λp. f(a₁,…,aₖ))·P) V → Σᵢ ∂ᵢf(ā₁,…,āₖ) × âᵢ  -- the known
     Jacobian of f ∈ F (table PARTIALS) at the point, along the direction;
     only arguments that depend on p contribute.  The partials are terms in
-    the numerals āᵢ, computed by rule 4 in the next steps."""
+    the numerals āᵢ, computed by rule 4 in the next steps.  An argument
+    whose direction âᵢ is the zero vector 𝟎 (a constant that a premise's
+    environment holds: 8J gave it the tangent 𝟎) contributes nothing: its
+    summand ∂ᵢf × 𝟎 is not built (𝟎 is absorbing in ×'s linear argument,
+    rule 3; a numeral 0 the user wrote as a direction stays visible)."""
     p, E, P, V, env = _parts(t)
     bars = [env.at(a, V) for a in E.args]
     partials = prims.PARTIALS[E.op](*bars)
@@ -553,6 +659,8 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     for a, d in zip(E.args, partials):
         if env.occurs(a):
             da = _dir(env, a, P)
+            if isinstance(da, Zero):  # ∂ᵢf × 𝟎 is the zero vector: 𝟎 is absorbing (rule 3)
+                continue
             out.append(da if d is None else Prim("mul", (d, da)))
     return formal_sum(out)
 
@@ -602,7 +710,7 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
     (papers/calculus.md §5.11 measures the cost: quadratic on
     continuation-passing Church folds) -- while the forward rules know it is
     0 at once (rule 9, then 19c)."""
-    if not _moves_everywhere(S, _moving(p, S, P)):
+    if not _moves_everywhere(S, _moving(p, S, P)) or _inert_chain(S, _symbolic(p, S)):
         return m.premise(App(Jac(Lam(p, S), P), V), label)
     w = Var(fresh("omega"))
     out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label)
@@ -619,6 +727,46 @@ def _moving(p: Term, S: Term, P: Term) -> frozenset:
     (only those: p may be a long rule-8 environment)."""
     env = Env(p)
     return frozenset(x for x in fv(S) & PatVars(p) if not is_zero(env.at(Var(x), P)))
+
+
+def _symbolic(p: Term, S: Term) -> frozenset:
+    """The free variables of S that are not coordinates of p."""
+    names = fv(S)
+    return names - (names & PatVars(p))
+
+
+def _inert_chain(t: Term, symbolic: frozenset) -> bool:
+    """Does an intermediate of t that mentions a free variable other than
+    p's coordinates (``symbolic``: a symbolic input, such as the nil n of a
+    Church list under rule 18's λn) feed another intermediate?  Its value at
+    V is then an inert term, and the next stage's value contains it: pb
+    substitutes the point into both the stage's Jacobian and its image, so a
+    chain of k such stages copies O(k²) of inert terms into the tangent, each
+    computed again once the symbolic input is bound (foldr over a Church
+    list: quadratic).  The forward rule 8J names every inert intermediate by
+    a let instead (open call-by-value, §8), so such a premise runs forward.
+    A single inert stage at the output (cos'': −sin(u) × dy), or inert items
+    of a tuple, a formal sum or a sum of reals (a Hessian row's covector
+    body, a × x + acc), is no chain."""
+    stack = [(t, symbolic, True)]  # (term, symbolic variables, is t a stage's whole term?)
+    while stack:
+        t, symbolic, whole = stack.pop()
+        while is_let(t):
+            if fv(t.arg) & symbolic:
+                stack.append((t.arg, symbolic, True))
+                symbolic = symbolic | frozenset(pattern_vars(t.fun.pat))
+            t = t.fun.body
+        if isinstance(t, (Var, Num, Zero, Lam, Jac, Dual, Pullback)):
+            continue
+        if not whole and fv(t) & symbolic:
+            return True  # an inert operand of a compound intermediate
+        # the tangent of a tuple, a formal sum or a jointly linear symbol (+, −)
+        # is made of its items' tangents -- no item's value is mentioned -- so
+        # each item counts as a stage's whole term
+        linear_node = isinstance(t, (Tuple, Sum)) or (
+            isinstance(t, Prim) and prims.LINEARITY.get(t.op) == "joint")
+        stack.extend((c, symbolic, linear_node) for c in t.children())
+    return False
 
 
 def _moves_everywhere(t: Term, moving: frozenset) -> bool:
@@ -845,7 +993,15 @@ def jac_let(t: App, m: Premises) -> Term:
             (J(λ⟨p,q⟩.L)·⟨P, (J(λp.E)·P) V⟩) ⟨V, E[V/p]⟩
     -- the chain rule along a let series, forwards: the tangent of the
     environment grows by the tangent of E while its value grows by E's
-    value.  Premises (16b, 16c, 18) differentiate abstraction bodies so."""
+    value.  Premises (16b, 16c, 18) differentiate abstraction bodies so.
+
+    An open point (a premise differentiates under a binder whose variable is
+    free) can hold inert values, e.g. V = ⟨W, 3 + d⟩.  They are not copied
+    into E[V/p] and the tangent: each is first bound by a let (kept by rule
+    1), the point holding its name --
+            → let r = 3 + d in (J(λ⟨p,q⟩.L)·⟨P, …⟩) ⟨⟨W, r⟩, E[⟨W, r⟩/p]⟩
+    (r the pattern's own variable) -- so that it is computed once, when its
+    free variables are bound, however many later terms use it."""
     jac: Jac = t.fun
     lam = ensure_spine_unique(jac.lam)
     p, P, V = lam.pat, jac.along, t.arg
@@ -854,8 +1010,30 @@ def jac_let(t: App, m: Premises) -> Term:
     env = Env(p)
     inner = Lam(Tuple((p, q)), _flag_anf(L))
     object.__setattr__(inner, "_spine", True)
+    names = _inert_components(p, V, P)
+    if names:
+        V = Tuple(tuple(x if x is not None else v for x, v in zip(names, V.items)), V.pos)
     tangent = App(Jac(Lam(p, _flag_anf(E)), P), V)
-    return App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
+    out: Term = App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
+    for x, v in reversed(list(zip(names, t.arg.items)) if names else []):
+        if x is not None:
+            out = App(Lam(x, out), v)
+    return out
+
+
+def _inert_components(p: Term, V: Term, P: Term) -> Optional[list]:
+    """For a point V = ⟨V₁, …, Vₙ⟩ matching p = ⟨x₁, …⟩ with some inert Vᵢ
+    (xᵢ a variable): the name that binds each inert Vᵢ (None elsewhere)."""
+    if not (isinstance(V, Tuple) and isinstance(p, Tuple) and len(p.items) == len(V.items)):
+        return None
+    names: list = []
+    for x, v in zip(p.items, V.items):
+        if isinstance(x, Var) and is_inert(v):
+            clash = x.name in fv(V) or x.name in fv(P)
+            names.append(Var(fresh(x.name)) if clash else x)
+        else:
+            names.append(None)
+    return names if any(n is not None for n in names) else None
 
 
 # ======================================================================================
@@ -906,7 +1084,7 @@ def classify_app(t: App) -> Optional[str]:
     """An application whose function and argument are values."""
     f = t.fun
     if isinstance(f, Lam):
-        return "1"
+        return None if keeps_let(t) else "1"
     if isinstance(f, (Sum, Zero)):
         return "3"
     if isinstance(f, Dual):
@@ -931,6 +1109,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
+        if isinstance(b.arg, Lam) and not fv(b.arg):
+            return "8c"
         return "8"
     return None
 
@@ -958,4 +1138,4 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "A-name", "A-lift", "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "8c", "lift", "A-name", "A-lift", "A-tail"]

@@ -52,6 +52,7 @@ FRAME_KINDS = {
     "pb-form": "the 1-form P of Ω(S) P",
     "let-bound": "the bound term P of let q = P in S",
     "let-body": "the body S of let q = E in S (A-reduction)",
+    "let-inert": "the body S of let q = I in S, I inert (kept by rule 1)",
 }
 
 _TERM = {"type": "string"}

@@ -29,7 +29,9 @@ def fv(t: Term) -> frozenset:
             kids = u.children() if not isinstance(u, Lam) else (u.body,)
             stack.extend((c, False) for c in kids if "_fv" not in c.__dict__)
         else:
-            if isinstance(u, Lam):  # via the pattern's index: no walk of a deep pattern
+            if isinstance(u, Lam) and isinstance(u.pat, Var):
+                s = u.body.__dict__["_fv"] - {u.pat.name}
+            elif isinstance(u, Lam):  # via the pattern's index: no walk of a deep pattern
                 s = frozenset(x for x in u.body.__dict__["_fv"] if not binds(u.pat, x))
             else:
                 s = _EMPTY

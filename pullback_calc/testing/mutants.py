@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 
 from ..reduction import rules as R
 from ..syntax import prims
-from ..syntax.terms import ZERO, App, Prim, Sum, Tuple, formal_sum
+from ..syntax.terms import ZERO, App, Lam, Prim, Sum, Tuple, formal_sum
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
            "INSTALLED"]
@@ -95,6 +95,8 @@ def _first_operands(t):
         return Prim(t.op, tuple(_first_operands(a) for a in t.args))
     if isinstance(t, Tuple):
         return Tuple(tuple(_first_operands(a) for a in t.items))
+    if isinstance(t, App) and isinstance(t.fun, Lam):  # let k = shared operation in …
+        return App(Lam(t.fun.pat, _first_operands(t.fun.body)), _first_operands(t.arg))
     return t
 
 

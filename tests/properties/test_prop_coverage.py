@@ -6,15 +6,30 @@ of ``coverage.ALL_LABELS`` has fired; its counts go into the session
 collector, which ``pytest --rule-coverage`` prints.
 """
 from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 import pullback_calc as pc
 from pullback_calc.reduction.rules import EXTRA, NUMBERED
+from pullback_calc.syntax.subst import fv
+from pullback_calc.syntax.terms import App, Lam, Prim, Proj, Tuple, Var
 from pullback_calc.syntax.types import Arrow, DualT, R
 from pullback_calc.testing import strategies as S
 from pullback_calc.testing.coverage import ALL_LABELS, SESSION, RuleCoverage, iter_steps
 
 from common import MAX_STEPS
+
+def _kept_lets():
+    """π1 ⟨let x = sin(I) in x × S, T⟩ with r free in I: the bound value is
+    inert and x is used twice, so rule 1 keeps the let, and lift takes it out
+    of the tuple."""
+    x = Var("x")
+    return st.builds(
+        lambda i, s, t: Proj(1, Tuple((App(Lam(x, Prim("mul", (x, s))), Prim("sin", (i,))), t))),
+        S.terms(R, {"r": R}, depth=2).filter(lambda t: "r" in fv(t)),
+        S.terms(R, {"x": R}, depth=2).filter(lambda t: "x" in fv(t)),
+        S.terms(R, {"r": R}, depth=1))
+
 
 #: free variables for open terms: a free functional is what rule 6 needs
 OPEN = {"ω": DualT(R), "κ": Arrow(R, DualT(R)), "g": Arrow(R, R), "r": R}
@@ -23,6 +38,7 @@ OPEN = {"ω": DualT(R), "κ": Arrow(R, DualT(R)), "g": Arrow(R, R), "r": R}
 #: pulled-back function's parameter, as in Ω(λv. λk. ((λx. v × x)⋆ k) 1): a
 #: codomain ℝ⋆ → ℝ, many dual maps, coefficients and functionals from the context.
 SWEEP = [
+    _kept_lets(),                                             # lift
     S.pullback_applications(depth=2, doms=(R,), cods=(Arrow(DualT(R), R),), budget=15,
                             weights={**S.DIFFERENTIATION_WEIGHTS, "dualapp": 8, "scalevar": 8,
                                      "var": 6}),              # 16b

@@ -41,7 +41,8 @@ def is_let(t):
 
 
 def atom(t):
-    return isinstance(t, (Var, Num))
+    """§4.1: a variable, a numeral, or a closed abstraction (a constant)."""
+    return isinstance(t, (Var, Num)) or (isinstance(t, Lam) and not fv(t))
 
 
 def elementary(t):
@@ -53,8 +54,8 @@ def elementary(t):
         return all(map(atom, t.items))
     if isinstance(t, Proj):
         return atom(t.arg)
-    if isinstance(t, App):
-        return atom(t.fun) and atom(t.arg)
+    if isinstance(t, App):  # (λq.S) a is a let
+        return isinstance(t.fun, (Var, Num)) and atom(t.arg)
     if isinstance(t, Jac):
         return atom(t.along)
     if isinstance(t, Dual):
@@ -97,6 +98,54 @@ def eta_body(lam: Lam) -> bool:
     """λz. ā₁ z built by 19b for a function ā₁ it cannot look inside (§5.9): the
     body is flagged A-normal and left as it is (the Jacobian is value 1)."""
     return "_anf" in lam.body.__dict__ and eta_map(lam)
+
+
+# ---- lets kept by rule 1 (§3.1, §5.1) --------------------------------------------------------
+
+
+def inert(v: Term) -> bool:
+    """§5.1: a stuck compound value -- function symbol, projection, application."""
+    return isinstance(v, (Prim, Proj, App))
+
+
+def occurrences(x: str, t: Term):
+    """(number of free occurrences of x in t, is one inside an abstraction?)"""
+    if isinstance(t, Var):
+        return (1 if t.name == x else 0), False
+    if isinstance(t, Lam):
+        if x in pattern_vars(t.pat):
+            return 0, False
+        n, _ = occurrences(x, t.body)
+        return n, n > 0
+    if is_let(t):  # the body of a let is evaluated, not an abstraction
+        n1, u1 = occurrences(x, t.arg)
+        if x in pattern_vars(t.fun.pat):
+            return n1, u1
+        n2, u2 = occurrences(x, t.fun.body)
+        return n1 + n2, u1 or u2
+    n, under = 0, False
+    for c in t.children():
+        k, u = occurrences(x, c)
+        n, under = n + k, under or u
+    return n, under
+
+
+def kept_let(t: Term) -> bool:
+    """§5.1: let q = I in W (W a value), I an inert value that substitution
+    would copy."""
+    if not (is_let(t) and inert(t.arg)):
+        return False
+    pat = t.fun.pat
+    if isinstance(pat, Var):
+        n, under = occurrences(pat.name, t.fun.body)
+        return n > 1 or under
+    return bool(fv(t.fun.body) & frozenset(pattern_vars(pat)))
+
+
+#: the evaluation positions a kept let is lifted out of (rule lift): not summands or
+#: the arguments of function symbols
+LIFT_FRAMES = {"app-fun", "app-arg", "tuple", "proj", "jac-along", "dual-fun", "pb-fun",
+               "pb-form"}
 
 
 # ---- redexes (§3.2, §5.9) ----------------------------------------------------------------
@@ -214,7 +263,8 @@ def node_rules(t: Term) -> set:
     elif isinstance(t, App):
         f = t.fun
         if isinstance(f, Lam):
-            out.add("1")
+            if not kept_let(t):
+                out.add("1")
         elif isinstance(f, (Sum, Zero)):
             out.add("3")
         elif isinstance(f, Dual):
@@ -253,13 +303,15 @@ def node_rules(t: Term) -> set:
         if zero_vector(t.form):
             out.add("3")
         if isinstance(t.fun, Lam) and is_let(t.fun.body):
-            out.add("7" if own_variable_let(t.fun.body) else "8")
+            b = t.fun.body
+            out.add("7" if own_variable_let(b) else
+                    "8c" if isinstance(b.arg, Lam) and not fv(b.arg) else "8")
     return out
 
 
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
-OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "7J"}): "3",
+OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3", frozenset({"3", "7J"}): "3",
             frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 
@@ -328,11 +380,19 @@ def decompose(t: Term, path=()):
         r = decompose(t.fun, path + (("pb-fun", 0),))
         if r:
             return r
+        if kept_let(t.fun):
+            return path, t, {"lift"}
         if isinstance(t.fun, Lam) and not a_normal(t.fun):
             return a_decompose(t.fun.body, path + (("a-root", 0),), "root", None)
         kids = [(("pb-form", 1), t.form)]
     for frame, kid in kids:
         r = decompose(kid, path + (frame,))
+        if r:
+            return r
+        if frame[0] in LIFT_FRAMES and kept_let(kid):  # a value: a let kept by rule 1
+            return path, t, {"lift"}
+    if is_let(t) and inert(t.arg):  # let q = I in C: the body first, then rule 1 decides
+        r = decompose(t.fun.body, path + (("let-inert", 0),))
         if r:
             return r
     rules = node_rules(t)

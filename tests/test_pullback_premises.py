@@ -88,3 +88,19 @@ def test_a_constant_stage_falls_back_to_the_forward_premise():
     (d2,) = [d for d in premises(r2.trace) if d.rule == "18"]
     assert is_pullback_premise(d2) and "8J" not in rules_in(d2)
     assert pc.pretty(r2.value) == "λdv. 10 × dv"
+
+
+def test_a_chain_of_inert_stages_at_an_open_point_falls_back_to_the_forward_premise():
+    # rule 18 differentiates the Church list's body c 1 (c 2 (c 3 n)) with the nil n
+    # free: the partial sums are inert and each feeds the next stage, so the premise
+    # runs forward (8J names each once); the folding function's own premise
+    # (a × x + acc: a sum, no inert value mentioned by its Jacobian) is a pullback
+    src = "Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2"
+    r = pc.reduce(src)
+    ds = [d for d in premises(r.trace) if d.rule == "18"]
+    forward = [d for d in ds if isinstance(d.start, App) and isinstance(d.start.fun, Jac)]
+    pulled = [d for d in ds if is_pullback_premise(d)]
+    assert any("c 1 (c 2 (c 3 n))" in pc.pretty(d.start) and "8J" in rules_in(d)
+               for d in forward)
+    assert any("a × x + acc" in pc.pretty(d.start) for d in pulled)
+    assert pc.pretty(r.value) == "λda. 6 × da"

@@ -177,7 +177,7 @@ def test_partial_sums_are_computed_once(n):
     "coordinate (it depends on x) used at n points, and the forward premises "
     "(rules 18, 19b) differentiate, for each element k, the continuation of "
     "the rest, J(k_{k+1})·(dg acc_k x_k): one forward sweep of n − k stages per "
-    "element (forward mode with n directions), quadratic; see calculus.md §8"))
+    "element (forward mode with n directions), quadratic; see calculus.md §9"))
 def test_foldl_gradient_steps_grow_linearly():
     sizes = [10, 20, 40]
     steps = [run("foldl", n)[0] for n in sizes]

@@ -16,6 +16,9 @@ from .results.jacobian import (JacobianRow, ReductionResult, jacobian, jacobian_
 from .syntax.parser import parse, parse_type
 from .syntax.printer import pretty
 from .typing import typecheck
+from .api import (D, JVP, VJP, Backpropagator, Gradient, Value, backprop, call, grad, grad1, jvp,
+                  primal, vjp)
+from .results.unknown import UnknownFunctionError
 
 
 def from_sympy(exprs, symbols):
@@ -35,4 +38,7 @@ __all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
-           "StepBudgetExceeded", "JacobianError"]
+           "StepBudgetExceeded", "JacobianError",
+           # the AD front door (api.py)
+           "grad", "grad1", "vjp", "D", "jvp", "call", "primal", "backprop", "Gradient", "VJP",
+           "JVP", "Backpropagator", "Value", "UnknownFunctionError"]

@@ -36,7 +36,7 @@ from .results.jacobian import (_coordinate_functional, _function_type, _leaves, 
 from .syntax import prims
 from .syntax.subst import fv
 from .syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                           Zero, fresh, tup)
+                           Zero, direction_pattern, fresh, tup)
 from .syntax.types import Prod, Real, Type, real_leaves
 
 __all__ = ["Gradient", "VJP", "Backpropagator", "JVP", "Value", "as_function", "grad", "grad1",
@@ -101,6 +101,8 @@ def _flat(v, what: str) -> list[float]:
     """The reals of a number or a (nested) sequence of numbers, left to right."""
     if isinstance(v, (int, float)):
         return [float(v)]
+    if isinstance(v, (str, bytes)):
+        raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}")
     try:
         items = list(v)
     except TypeError:
@@ -327,13 +329,28 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
     term = App(Pullback(_lambda(f), omega), _point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=record)
     value, trace = m.reduce(term)
-    if not (isinstance(value, Dual) and isinstance(value.functional, App)
+    if isinstance(value, Zero):
+        # f is constant: rule 3 drops (λp̂. 𝟎)⋆ (ω S̄) to 𝟎, and S̄ with it;
+        # the primal then comes from a reduction of f V (same machine: steps add up)
+        dual_map = Lam(direction_pattern(_pattern_of(dom)), Zero())
+        primal_term, trace2 = m.reduce(App(f, term.arg))
+        trace = trace + trace2
+    elif (isinstance(value, Dual) and isinstance(value.functional, App)
             and value.functional.fun == omega):
+        dual_map, primal_term = value.lam, value.functional.arg
+    else:
         raise JacobianError(f"the pullback along a free 1-form did not reach the form "
                             f"(λp̂. M)⋆ (ω S̄): {value}")
-    out = _read_value(value.functional.arg, cod, unknown, "error", "the primal output")
-    bp = Backpropagator(value.lam, cod, tuple(in_paths), unknown, on_unknown, max_steps, record)
+    out = _read_value(primal_term, cod, unknown, "error", "the primal output")
+    bp = Backpropagator(dual_map, cod, tuple(in_paths), unknown, on_unknown, max_steps, record)
     return VJP(out, bp, m.steps_taken, trace, term, value)
+
+
+def _pattern_of(dom: Type) -> Term:
+    """A pattern of fresh variables shaped like ``dom`` (a variable for ℝ)."""
+    if isinstance(dom, Prod):
+        return Tuple(tuple(_pattern_of(i) for i in dom.items))
+    return Var(fresh("x"))
 
 
 def D(f: FunctionLike, **options):

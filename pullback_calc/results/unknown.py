@@ -64,20 +64,28 @@ def unknown_functions(f: Term) -> dict:
     return where
 
 
+def _first(names, unknown: dict) -> str:
+    """The name that occurs first in the source (the outermost call, usually)."""
+    def key(n):
+        pos = unknown.get(n)
+        return (0, pos.line, pos.column, n) if pos is not None else (1, 0, 0, n)
+    return min(names, key=key)
+
+
 def _jacobian_of_unknown(atom: Term, unknown: dict) -> Optional[str]:
     """The unknown function whose Jacobian the atom is (the first, outermost), if any."""
     for u in subterms(atom):
         if isinstance(u, Jac):
-            hit = sorted(fv(u.lam) & unknown.keys())
+            hit = fv(u.lam) & unknown.keys()
             if hit:
-                return hit[0]
+                return _first(hit, unknown)
     return None
 
 
 def _unknown_value_error(what: str, t: Term, unknown: dict) -> JacobianError:
-    hit = sorted(fv(t) & unknown.keys())
+    hit = fv(t) & unknown.keys()
     if hit:
-        name = hit[0]
+        name = _first(hit, unknown)
         return UnknownFunctionError(
             f"{what} depends on the value of {name}, a free variable with no definition: "
             f"`{t}` is not a number; define {name} (a let, or pc.register_primitive for a "

@@ -19,6 +19,17 @@ from .typing import typecheck
 from .api import (D, JVP, VJP, Backpropagator, Gradient, Value, backprop, call, grad, grad1, jvp,
                   primal, vjp)
 from .results.unknown import UnknownFunctionError
+from .registry import (Primitive, RegistrationError, primitive_scope, register_primitive,
+                       registered_primitives, unregister_primitive)
+from .results.tape import Tape, tape
+
+
+def __getattr__(name):
+    # imported on first use: the registered examples need sympy, which is slow to import
+    if name == "extras":
+        import importlib
+        return importlib.import_module(".extras", __name__)
+    raise AttributeError(f"module 'pullback_calc' has no attribute {name!r}")
 
 
 def from_sympy(exprs, symbols):
@@ -41,4 +52,7 @@ __all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row
            "StepBudgetExceeded", "JacobianError",
            # the AD front door (api.py)
            "grad", "grad1", "vjp", "D", "jvp", "call", "primal", "backprop", "Gradient", "VJP",
-           "JVP", "Backpropagator", "Value", "UnknownFunctionError"]
+           "JVP", "Backpropagator", "Value", "UnknownFunctionError", "tape", "Tape",
+           # function symbols registered at run time (registry.py, extras.py)
+           "register_primitive", "unregister_primitive", "primitive_scope",
+           "registered_primitives", "Primitive", "RegistrationError"]

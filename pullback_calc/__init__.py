@@ -22,6 +22,7 @@ from .results.unknown import UnknownFunctionError
 from .registry import (Primitive, RegistrationError, primitive_scope, register_primitive,
                        registered_primitives, unregister_primitive)
 from .results.tape import Tape, tape
+from .tracing import TraceError, cos, exp, log, sin, sqrt, tan, tanh, trace
 
 
 def __getattr__(name):
@@ -55,4 +56,6 @@ __all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row
            "JVP", "Backpropagator", "Value", "UnknownFunctionError", "tape", "Tape",
            # function symbols registered at run time (registry.py, extras.py)
            "register_primitive", "unregister_primitive", "primitive_scope",
-           "registered_primitives", "Primitive", "RegistrationError"]
+           "registered_primitives", "Primitive", "RegistrationError",
+           # Python functions traced into terms (tracing.py)
+           "trace", "TraceError", "sin", "cos", "tan", "exp", "log", "sqrt", "tanh"]

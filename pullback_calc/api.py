@@ -35,7 +35,7 @@ from .results.jacobian import (_coordinate_functional, _function_type, _leaves, 
                                _points, jacobian_row)
 from .syntax import prims
 from .syntax.subst import fv
-from .syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
+from .syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Pullback, Sum, Term, Tuple, Var,
                            Zero, direction_pattern, fresh, tup)
 from .syntax.types import Prod, Real, Type, real_leaves
 

@@ -3,7 +3,6 @@ and unregistered symbols in a differentiated program -- an error naming the
 function and its position only when the result's sensitivity to it is not 0
 (rackpropagator's error-non-zero-sensitivity-transform); on_unknown="zero"
 treats them as constant."""
-import math
 
 import pytest
 

@@ -164,13 +164,20 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
 
 
-def read_row(covector: Term, in_paths: list) -> list[float]:
-    """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate."""
+def read_row(covector: Term, in_paths: list, settle=None, error=None) -> list[float]:
+    """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate.
+    ``settle`` may rewrite the linear combination first, and ``error(what, term)``
+    make the error for a coefficient or atom that is not what it should be
+    (``results.unknown`` passes both, for programs with free functions)."""
     if isinstance(covector, Zero):
         return [0.0] * len(in_paths)
     if not (isinstance(covector, Lam) and is_pattern(covector.pat)):
+        if error is not None:
+            raise error("the normal form", covector)
         raise JacobianError(f"the normal form is not a covector: {covector}")
     coeffs = dict(to_lincomb(covector.body, PatVars(covector.pat)))
+    if settle is not None:
+        coeffs = settle(coeffs)
     row = []
     for path in in_paths:
         atom = component(covector.pat, path)
@@ -179,9 +186,13 @@ def read_row(covector: Term, in_paths: list) -> list[float]:
             row.append(0.0)
         elif isinstance(c, Num):
             row.append(c.value)
+        elif error is not None:
+            raise error(f"the coefficient of {atom}", c)
         else:
             raise JacobianError(f"the coefficient of {atom} is not a numeral: {c}")
     if coeffs:
+        if error is not None:
+            raise error("the normal form", next(iter(coeffs)))
         raise JacobianError("the normal form has atoms that are not input coordinates: "
                             + ", ".join(str(a) for a in coeffs))
     return row

@@ -23,10 +23,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import JacobianError
-from ..reduction.env import PatVars, component
 from ..reduction.linear import ONE, to_lincomb
 from ..syntax.subst import fv
-from ..syntax.terms import Jac, Lam, Num, Term, Var, Zero, is_pattern, subterms
+from ..syntax.terms import Jac, Num, Term, Var, Zero, subterms
 
 POLICIES = ("error", "zero")
 
@@ -116,25 +115,9 @@ def settle(coeffs: dict, unknown: dict, policy: str) -> dict:
 def read_row(covector: Term, in_paths: list, unknown: dict, policy: str) -> list[float]:
     """``jacobian.read_row`` for a program with unknown functions: the row
     under the policy (see the module docstring)."""
-    if isinstance(covector, Zero):
-        return [0.0] * len(in_paths)
-    if not (isinstance(covector, Lam) and is_pattern(covector.pat)):
-        raise _unknown_value_error("the normal form", covector, unknown)
-    coeffs = settle(to_lincomb(covector.body, PatVars(covector.pat)), unknown, policy)
-    row = []
-    for path in in_paths:
-        atom = component(covector.pat, path)
-        c = coeffs.pop(atom, None)
-        if c is None:
-            row.append(0.0)
-        elif isinstance(c, Num):
-            row.append(c.value)
-        else:
-            raise _unknown_value_error(f"the coefficient of {atom}", c, unknown)
-    if coeffs:
-        atom = next(iter(coeffs))
-        raise _unknown_value_error("the normal form", atom, unknown)
-    return row
+    from .jacobian import read_row as read
+    return read(covector, in_paths, settle=lambda coeffs: settle(coeffs, unknown, policy),
+                error=lambda what, t: _unknown_value_error(what, t, unknown))
 
 
 def read_real(t: Term, unknown: dict, policy: str, what: str) -> float:

@@ -16,6 +16,21 @@ from .results.jacobian import (JacobianRow, ReductionResult, jacobian, jacobian_
 from .syntax.parser import parse, parse_type
 from .syntax.printer import pretty
 from .typing import typecheck
+from .api import (D, JVP, VJP, Backpropagator, Gradient, Value, backprop, call, grad, grad1, jvp,
+                  primal, vjp)
+from .results.unknown import UnknownFunctionError
+from .registry import (Primitive, RegistrationError, primitive_scope, register_primitive,
+                       registered_primitives, unregister_primitive)
+from .results.tape import Tape, tape
+from .tracing import TraceError, cos, exp, log, sin, sqrt, tan, tanh, trace
+
+
+def __getattr__(name):
+    # imported on first use: the registered examples need sympy, which is slow to import
+    if name == "extras":
+        import importlib
+        return importlib.import_module(".extras", __name__)
+    raise AttributeError(f"module 'pullback_calc' has no attribute {name!r}")
 
 
 def from_sympy(exprs, symbols):
@@ -35,4 +50,12 @@ __all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
-           "StepBudgetExceeded", "JacobianError"]
+           "StepBudgetExceeded", "JacobianError",
+           # the AD front door (api.py)
+           "grad", "grad1", "vjp", "D", "jvp", "call", "primal", "backprop", "Gradient", "VJP",
+           "JVP", "Backpropagator", "Value", "UnknownFunctionError", "tape", "Tape",
+           # function symbols registered at run time (registry.py, extras.py)
+           "register_primitive", "unregister_primitive", "primitive_scope",
+           "registered_primitives", "Primitive", "RegistrationError",
+           # Python functions traced into terms (tracing.py)
+           "trace", "TraceError", "sin", "cos", "tan", "exp", "log", "sqrt", "tanh"]

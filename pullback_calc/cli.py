@@ -7,9 +7,12 @@
     pullback-calc trace    FILE | -e TEXT  [--format text|latex|json|html] [-o OUT]
                            [--phase P,…] [--rule R,…] [--every K] [--color] [--ascii]
                            [--jacobian --at X,Y,… [--row P]] [--max-steps N]
+    pullback-calc grad     FILE | -e TEXT  --at X,Y,…  [--json] [--trace] [--unknown error|zero]
+    pullback-calc jvp      FILE | -e TEXT  --at X,Y,…  --tangent T,…  [--json] [--trace]
+    pullback-calc tape     FILE | -e TEXT  [--at X,Y,… [--row P]] [--json]
     pullback-calc demo
 
-Every mistake in the input (a missing file, a parse or type error, a bad
+(grad, jvp and tape live in cli_ad.py.)  Every mistake in the input (a missing file, a parse or type error, a bad
 point, an exhausted step budget, …) is reported on stderr as
 ``pullback-calc: error: SOURCE:LINE:COLUMN: message`` (the position when it
 is known) with exit status 1; a wrong command line exits with status 2.
@@ -170,7 +173,7 @@ def _tolerance(text: str) -> float:
 
 # Options whose value may start with '-' (a negative coordinate, a term `-x`):
 # ``--at -1,2`` is rewritten to ``--at=-1,2`` before argparse sees it.
-_VALUED = ("--at", "-e", "--expr")
+_VALUED = ("--at", "-e", "--expr", "--tangent")
 
 
 def _join_values(argv: Sequence[str]) -> list[str]:
@@ -254,6 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="trace line width (0: unlimited; default 100)")
     _max_steps(p)
     _jobs(p)
+    from .cli_ad import _unknown
+    _unknown(p)
     p.set_defaults(run=cmd_jacobian)
 
     p = sub.add_parser("check", help="cross-check the Jacobian by reduction against sympy",
@@ -322,6 +327,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=_width, default=100, metavar="N",
                    help="trace line width (0: unlimited; default 100)")
     p.set_defaults(run=cmd_demo)
+
+    from .cli_ad import add_commands  # grad, jvp, tape (issue 11)
+    add_commands(sub)
     return parser
 
 
@@ -447,7 +455,8 @@ def _rows(term, args):
         ps = list(range(_output_count(term, args.at)))
     rows = jacobian_rows(term, args.at, ps, max_steps=args.max_steps,
                          record=bool(getattr(args, "trace", False)),
-                         workers=getattr(args, "jobs", None))
+                         workers=getattr(args, "jobs", None),
+                         on_unknown=getattr(args, "unknown", "error"))
     return list(zip(ps, rows))
 
 

@@ -44,3 +44,21 @@ def test_rule_15_differentiates_every_symbol(op):
         dn = list(args); dn[i] -= h
         assert row[i] == pytest.approx((prims.EVAL[op](*up) - prims.EVAL[op](*dn)) / (2 * h),
                                        rel=1e-6, abs=1e-8)
+
+
+def test_registered_symbols_are_in_every_table_too():
+    """A symbol registered at run time (registry.py) has an entry in every table,
+    the oracle's and the strategies' included; unregistering removes them all."""
+    from pullback_calc.registry import GENERATORS
+    from pullback_calc.testing import oracle
+    builtin = set(prims.PRIMS)
+    with pc.extras.registered() as extra:
+        assert set(extra) == set(pc.extras.NAMES)
+        everything = builtin | set(extra)
+        assert set(prims.PRIMS) == everything
+        for table in [*prims.TABLES.values(), SYMPY, oracle._FLOAT, oracle._DERIV]:
+            assert set(table) == everything
+        assert set(GENERATORS) == set(extra)
+    for table in [*prims.TABLES.values(), SYMPY, oracle._FLOAT, oracle._DERIV]:
+        assert set(table) == builtin
+    assert set(prims.PRIMS) == builtin and not GENERATORS

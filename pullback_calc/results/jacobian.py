@@ -20,7 +20,7 @@ from ..reduction.linear import to_lincomb
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
 from ..reduction.env import PatVars, component
 from ..syntax.terms import App, Lam, Num, Proj, Pullback, Term, Tuple, Var, Zero, is_pattern
-from ..syntax.types import Arrow, DualT, Prod, Type, real_leaves, rn
+from ..syntax.types import Arrow, DualT, Prod, Real, Type, real_leaves, rn
 
 
 @dataclass
@@ -87,6 +87,9 @@ def _function_type(f: Term, n: int) -> tuple[Type, Type]:
         raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
     if not isinstance(ty, Arrow):
         raise JacobianError(f"expected a function ℝⁿ → ℝᵐ, found a term of type {ty}")
+    if isinstance(ty.cod, TVar):
+        # any codomain would do (e.g. the result of a free function h): ℝ is one
+        return ty.dom, Real()
     return ty.dom, ty.cod
 
 
@@ -132,10 +135,15 @@ def _points(point) -> list[float]:
 
 @deep
 def jacobian_row(f: Union[str, Term], point, p: int,
-                 max_steps: int = DEFAULT_MAX_STEPS, record: bool = True) -> JacobianRow:
+                 max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
+                 on_unknown: str = "error") -> JacobianRow:
     """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction.
     ``record=False`` keeps no trace (``.trace`` is empty; ``.steps`` and
-    ``.rule_counts`` are still counted): less memory, a little faster."""
+    ``.rule_counts`` are still counted): less memory, a little faster.
+    ``on_unknown`` is the policy for free function variables in f
+    (``results.unknown``): "error" when the row depends on one, or "zero"."""
+    from . import unknown as U
+    U.check_policy(on_unknown)
     f = _as_term(f)
     pt = _points(point)
     dom, cod = _function_type(f, len(pt))
@@ -151,17 +159,25 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     term = App(Pullback(f, omega), _point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=record)
     value, trace = m.reduce(term)
-    row = read_row(value, in_paths)
+    free = U.unknown_functions(f)
+    row = U.read_row(value, in_paths, free, on_unknown) if free else read_row(value, in_paths)
     return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
 
 
-def read_row(covector: Term, in_paths: list) -> list[float]:
-    """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate."""
+def read_row(covector: Term, in_paths: list, settle=None, error=None) -> list[float]:
+    """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate.
+    ``settle`` may rewrite the linear combination first, and ``error(what, term)``
+    make the error for a coefficient or atom that is not what it should be
+    (``results.unknown`` passes both, for programs with free functions)."""
     if isinstance(covector, Zero):
         return [0.0] * len(in_paths)
     if not (isinstance(covector, Lam) and is_pattern(covector.pat)):
+        if error is not None:
+            raise error("the normal form", covector)
         raise JacobianError(f"the normal form is not a covector: {covector}")
     coeffs = dict(to_lincomb(covector.body, PatVars(covector.pat)))
+    if settle is not None:
+        coeffs = settle(coeffs)
     row = []
     for path in in_paths:
         atom = component(covector.pat, path)
@@ -170,9 +186,13 @@ def read_row(covector: Term, in_paths: list) -> list[float]:
             row.append(0.0)
         elif isinstance(c, Num):
             row.append(c.value)
+        elif error is not None:
+            raise error(f"the coefficient of {atom}", c)
         else:
             raise JacobianError(f"the coefficient of {atom} is not a numeral: {c}")
     if coeffs:
+        if error is not None:
+            raise error("the normal form", next(iter(coeffs)))
         raise JacobianError("the normal form has atoms that are not input coordinates: "
                             + ", ".join(str(a) for a in coeffs))
     return row
@@ -180,7 +200,8 @@ def read_row(covector: Term, in_paths: list) -> list[float]:
 
 @deep
 def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
-                  record: bool = False, workers: Optional[int] = None) -> list:
+                  record: bool = False, workers: Optional[int] = None,
+                  on_unknown: str = "error") -> list:
     """``jacobian_row`` for each of ``rows`` (default: every output), as a list of
     ``JacobianRow``; ``workers=N`` (N > 1) reduces the rows in N processes
     (see ``results.parallel``): the same rows, steps and traces."""
@@ -189,23 +210,25 @@ def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAUL
     if rows is None:
         dom, cod = _function_type(f, len(pt))
         rows = range(len(_leaves(cod, "output")))
-    tasks = [(p, max_steps, record) for p in rows]
+    tasks = [(p, max_steps, record, on_unknown) for p in rows]
     from .parallel import map_rows
     return map_rows(_row_task, f, pt, tasks, workers)
 
 
 def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
-    p, max_steps, record = task
-    return jacobian_row(f, pt, p, max_steps=max_steps, record=record)
+    p, max_steps, record, on_unknown = task
+    return jacobian_row(f, pt, p, max_steps=max_steps, record=record, on_unknown=on_unknown)
 
 
 @deep
 def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
-             record: bool = False, workers: Optional[int] = None) -> list:
+             record: bool = False, workers: Optional[int] = None,
+             on_unknown: str = "error") -> list:
     """All rows of the Jacobian, one reduction (reverse-mode run) per output:
     a list of rows (lists of floats).  ``record=True`` returns the
     ``JacobianRow`` of each row instead, traces included (the default keeps no
     trace: nothing here would return it).  ``workers=N`` reduces the rows in
-    N processes."""
-    out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers)
+    N processes; ``on_unknown`` as for ``jacobian_row``."""
+    out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
+                        on_unknown=on_unknown)
     return out if record else [r.row for r in out]

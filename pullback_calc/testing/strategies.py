@@ -470,8 +470,10 @@ class _Gen:
     # compound
     def k_prim(self, ty, ctx, d):
         e = self.sub(d)
+        from ..registry import GENERATORS  # symbols registered at run time
         names = ["add", "mul", "sub", "neg", "sin", "cos", "tanh", "exp", "tan", "log", "sqrt",
-                 "div", "pow", "powe"] + [n for n, _ in self.cfg.extra_prims]
+                 "div", "pow", "powe"] + [n for n, _ in self.cfg.extra_prims] + [
+                     n for n in GENERATORS if n not in dict(self.cfg.extra_prims)]
         op = self.pick(names)
         a = self.term(R, ctx, e)
         bounded = lambda t: Prim(self.pick(["sin", "cos", "tanh"]), (t,))  # noqa: E731
@@ -489,9 +491,14 @@ class _Gen:
             return Prim("pow", (a, Num(self.pick([2.0, 3.0]))))
         if op == "powe":
             return Prim("pow", (Prim("exp", (bounded(a),)), bounded(self.term(R, ctx, e))))
-        build = dict(self.cfg.extra_prims)[op]
+        build = dict(self.cfg.extra_prims).get(op) or GENERATORS[op]
         import inspect
-        k = len(inspect.signature(build).parameters)
+        params = inspect.signature(build).parameters.values()
+        if any(p.kind is p.VAR_POSITIONAL for p in params):  # f(*args): the symbol's arity
+            from ..syntax.prims import ARITY
+            k = ARITY[op]
+        else:
+            k = len(params)
         return build(a, *(self.term(R, ctx, e) for _ in range(k - 1)))
 
     def k_sum(self, ty, ctx, d):

@@ -1,0 +1,278 @@
+"""Function symbols registered at run time: one call, no source edits.
+
+A function symbol f ∈ F is an entry in a table of every interpretation:
+``syntax/prims.py`` (arity, spelling, rule 4's value, rule 15's partial
+derivatives, linearity), ``results/sympy_bridge.SYMPY`` (to sympy),
+``testing/oracle`` (the forward-mode oracle's value and derivatives) and the
+generator of ``testing/strategies`` -- and the parser, type checker, printers
+and LaTeX read those tables.  ``register_primitive`` fills all of them::
+
+    import math, pullback_calc as pc
+    softplus = pc.register_primitive(
+        "softplus", 1, lambda a: math.log1p(math.exp(a)),
+        partials=["λa. 1 / (1 + exp(−a))"],
+        sympy=lambda a: sympy.log(1 + sympy.exp(a)))
+    pc.grad("λx. softplus(x × x)", 1.0)
+
+Partial derivatives are terms, so that rule 15 can differentiate them again
+(second order, nested pullbacks): each is a λ-abstraction in the concrete
+syntax or a term (``λa. …`` for one argument, ``λ⟨a, b⟩. …`` or ``λa b. …``
+for two), a Python function from the argument *terms* to a term (like the
+built-in table), a number, or None for the constant 1.  They may use the
+symbol being registered (``sigmoid′ = sigmoid × (1 − sigmoid)``).
+
+``unregister_primitive(name)`` undoes a registration; a ``Primitive`` is a
+context manager that does so on exit, and ``primitive_scope()`` unregisters
+everything registered inside it (for tests).
+"""
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, Union
+
+from .errors import PullbackCalcError
+from .syntax import prims
+from .syntax.subst import fv, subst
+from .syntax.terms import Lam, Num, Prim, Term, Tuple, Var, tup
+
+__all__ = ["Primitive", "RegistrationError", "register_primitive", "unregister_primitive",
+           "primitive_scope", "registered_primitives", "GENERATORS"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
+_RESERVED = {"let", "in", "J", "pullback", "zero", "dual", "R"}
+BUILTIN = frozenset(prims.ARITY)
+
+#: strategy builders of the registered symbols: name → (argument terms ↦ guarded application)
+GENERATORS: dict[str, Callable[..., Term]] = {}
+_REGISTERED: dict[str, "Primitive"] = {}
+_LINEARITY_KINDS = {(): None, (0,): "first"}
+
+
+class RegistrationError(PullbackCalcError):
+    """A registration that cannot be made (bad name, arity or partials)."""
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """A registered function symbol.  Calling it applies it: to floats it gives
+    the value (by ``evaluate``), inside ``pc.trace`` it records the operation."""
+    name: str
+    arity: int
+    evaluate: Callable[..., float] = field(repr=False)
+    partials: tuple = field(repr=False)       # ((parameter names), body or None) each
+    sympy: Optional[Callable] = field(default=None, repr=False)
+    linear_in: tuple = ()
+
+    def __call__(self, *args):
+        from .tracing import apply_primitive
+        return apply_primitive(self.name, *args)
+
+    def __enter__(self) -> "Primitive":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        unregister_primitive(self.name)
+        return False
+
+    def partial_terms(self) -> list[Lam]:
+        """∂ᵢf as λ-abstractions over the arguments (None: the constant 1)."""
+        return [Lam(tup(*(Var(p) for p in params)), Num(1.0) if body is None else body)
+                for params, body in self.partials]
+
+
+# ---- partial derivatives --------------------------------------------------------------
+
+def _uncurry(lam: Term, arity: int) -> tuple[list[str], Term]:
+    """(parameter names, body) of λa. S, λ⟨a, b⟩. S or λa b. S."""
+    if not isinstance(lam, Lam):
+        raise RegistrationError("a partial derivative must be a λ-abstraction over the "
+                                f"arguments, e.g. λa. cos(a); got {lam}")
+    if isinstance(lam.pat, Tuple) and all(isinstance(p, Var) for p in lam.pat.items):
+        params, body = [p.name for p in lam.pat.items], lam.body
+    else:
+        params, body = [], lam
+        while len(params) < arity and isinstance(body, Lam) and isinstance(body.pat, Var):
+            params.append(body.pat.name)
+            body = body.body
+    if len(params) != arity:
+        raise RegistrationError(f"a partial derivative of a symbol of {arity} argument(s) "
+                                f"must bind {arity} variable(s): {lam}")
+    return params, body
+
+
+def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
+    from .syntax.parser import parse
+    if spec is None:
+        return tuple(f"a{i}" for i in range(arity)), None
+    if isinstance(spec, (int, float)):
+        return tuple(f"a{i}" for i in range(arity)), Num(float(spec))
+    if isinstance(spec, str):
+        spec = parse(spec)
+    if isinstance(spec, Term):
+        params, body = _uncurry(spec, arity)
+        return tuple(params), body
+    if callable(spec):
+        params = tuple(f"a{i}" for i in range(1, arity + 1))
+        body = spec(*(Var(p) for p in params))
+        if not isinstance(body, Term):
+            raise RegistrationError("a partial derivative given as a Python function must "
+                                    "build a term from the argument terms")
+        return params, body
+    raise RegistrationError(f"cannot read a partial derivative from {spec!r}")
+
+
+def _partials_entry(parts: tuple) -> Callable[..., tuple]:
+    def partials(*args: Term) -> tuple:
+        return tuple(None if body is None else subst(body, dict(zip(params, args)))
+                     for params, body in parts)
+    return partials
+
+
+def _checked_eval(name: str, evaluate: Callable) -> Callable[..., float]:
+    def value(*args: float) -> float:
+        try:
+            return float(evaluate(*args))
+        except (ArithmeticError, ValueError):
+            raise
+        except Exception as e:  # a user's function: rule 4 reports it, no traceback
+            raise ValueError(f"{name} raised {type(e).__name__}: {e}") from None
+    return value
+
+
+def _oracle_derivatives(parts: tuple) -> tuple:
+    """The oracle's ∂ᵢf: the partial's term evaluated by the oracle itself (on
+    tagged dual numbers, so that nested derivatives work)."""
+    from .testing import oracle
+
+    def one(params, body):
+        if body is None:
+            return lambda *a: 1.0
+        return lambda *a: oracle.evaluate(body, dict(zip(params, a)))
+    return tuple(one(p, b) for p, b in parts)
+
+
+# ---- registering ----------------------------------------------------------------------
+
+def register_primitive(name: str, arity: int, evaluate: Callable[..., float],
+                       partials: Sequence, *, sympy: Optional[Callable] = None,
+                       linear_in: Union[Sequence[int], str] = (),
+                       generate: Optional[Callable[..., Term]] = None,
+                       latex: Optional[str] = None) -> Primitive:
+    """Add the function symbol ``name`` of ``arity`` real arguments.
+
+    ``evaluate``  its value on floats (rule 4);
+    ``partials``  one partial derivative per argument (rule 15), see the module doc;
+    ``sympy``     its sympy expression (a function of sympy arguments, or a sympy
+                  function class), for ``to_sympy``/``check``; a class is also read
+                  back by ``from_sympy``;
+    ``linear_in`` the argument slots it is linear in for lin(S): () or (0,) (or one
+                  of the kinds of ``prims.LINEARITY``);
+    ``generate``  the strategies' builder (argument terms ↦ the application, guarded
+                  to stay in the domain; default: the plain application);
+    ``latex``     its LaTeX name (default ``\\mathrm{name}``).
+
+    The symbol then parses, type-checks, reduces, prints (``name(a, …)``), is
+    generated by ``testing.strategies`` and evaluated by the oracle.
+    """
+    if not (isinstance(name, str) and _NAME.fullmatch(name)) or name in _RESERVED \
+            or re.fullmatch(r"pi[0-9]+", name):
+        raise RegistrationError(f"{name!r} cannot be a function symbol: use an identifier that "
+                                f"is not a keyword (let in J pullback zero dual R) or pi1, pi2, …")
+    if name in prims.ARITY:
+        raise RegistrationError(f"{name} is already a function symbol"
+                                + ("" if name in BUILTIN else
+                                   " (unregister_primitive it first to redefine it)"))
+    if not (isinstance(arity, int) and arity >= 1):
+        raise RegistrationError(f"the arity of {name} must be a positive integer, got {arity!r}")
+    if len(partials) != arity:
+        raise RegistrationError(f"{name} takes {arity} argument(s) but {len(partials)} partial "
+                                f"derivative(s) were given")
+    kind = linear_in if isinstance(linear_in, str) else _LINEARITY_KINDS.get(tuple(linear_in), "?")
+    if kind not in (None, "first", "each", "joint"):
+        raise RegistrationError(f"linear_in must be () or (0,) (or 'each', 'joint', 'first'), "
+                                f"got {linear_in!r}")
+    # the arity first: the partials may use the symbol itself (sigmoid′ = σ(1 − σ))
+    prims.ARITY[name] = arity
+    prims.SPELLING[name] = (name, name, None)
+    try:
+        parts = tuple(_partial(p, arity) for p in partials)
+        _check_partials(name, parts)
+    except BaseException:
+        del prims.ARITY[name], prims.SPELLING[name]
+        raise
+    prim = Primitive(name, arity, evaluate, parts, sympy, tuple(linear_in)
+                     if not isinstance(linear_in, str) else ())
+    prims.EVAL[name] = _checked_eval(name, evaluate)
+    prims.PARTIALS[name] = _partials_entry(parts)
+    prims.LINEARITY[name] = kind
+    prims.PRIMS = tuple(prims.ARITY)
+    from .results import sympy_bridge
+    from .testing import oracle
+    oracle._FLOAT[name] = prims.EVAL[name]
+    oracle._DERIV[name] = _oracle_derivatives(parts)
+    if sympy is not None:
+        sympy_bridge.SYMPY[name] = sympy
+        if isinstance(sympy, type) and arity == 1:
+            sympy_bridge._FUNCS[sympy] = name
+    if latex is not None:
+        from .rendering import latex as L
+        L._FUNCTIONS[name] = latex
+    GENERATORS[name] = generate or (lambda *args: Prim(name, tuple(args)))
+    _REGISTERED[name] = prim
+    return prim
+
+
+def _check_partials(name: str, parts: tuple) -> None:
+    """Each partial is a real-valued term of the arguments alone."""
+    from .typing.check import check
+    from .syntax.types import Arrow, R, rn
+    for i, (params, body) in enumerate(parts, 1):
+        if body is None:
+            continue
+        free = fv(body) - set(params)
+        if free:
+            raise RegistrationError(f"partial derivative {i} of {name} has free variable(s) "
+                                    f"{', '.join(sorted(free))}: it may use only its arguments")
+        lam = Lam(tup(*(Var(p) for p in params)), body)
+        try:
+            check(lam, Arrow(rn(len(params)), R))
+        except PullbackCalcError as e:
+            raise RegistrationError(f"partial derivative {i} of {name} is not a real-valued "
+                                    f"term of the arguments: {e.message}") from None
+
+
+def unregister_primitive(name: str) -> None:
+    """Remove a registered symbol from every table (built-in symbols stay)."""
+    if name in BUILTIN:
+        raise RegistrationError(f"{name} is a built-in function symbol")
+    prim = _REGISTERED.pop(name, None)
+    if prim is None:
+        raise RegistrationError(f"{name} is not a registered function symbol")
+    from .results import sympy_bridge
+    from .rendering import latex as L
+    from .testing import oracle
+    for table in (prims.ARITY, prims.SPELLING, prims.EVAL, prims.PARTIALS, prims.LINEARITY,
+                  oracle._FLOAT, oracle._DERIV, sympy_bridge.SYMPY, GENERATORS, L._FUNCTIONS):
+        table.pop(name, None)
+    for cls, n in list(sympy_bridge._FUNCS.items()):
+        if n == name:
+            del sympy_bridge._FUNCS[cls]
+    prims.PRIMS = tuple(prims.ARITY)
+
+
+def registered_primitives() -> dict[str, Primitive]:
+    """The symbols registered at run time, by name."""
+    return dict(_REGISTERED)
+
+
+@contextlib.contextmanager
+def primitive_scope():
+    """Unregister, on exit, every symbol registered inside the block."""
+    before = set(_REGISTERED)
+    try:
+        yield
+    finally:
+        for name in [n for n in _REGISTERED if n not in before][::-1]:
+            unregister_primitive(name)

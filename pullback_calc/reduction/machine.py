@@ -30,6 +30,7 @@ from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, fresh_scope, is_let)
+from . import delayed as D
 from . import gcpause
 from . import rules as R
 
@@ -44,10 +45,11 @@ LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an ev
 
 class Ctx:
     """One frame of the evaluation context and a link to the rest."""
-    __slots__ = ("kind", "node", "index", "parent", "depth", "in_dual")
+    __slots__ = ("kind", "node", "index", "parent", "depth", "in_dual", "mat")
 
     def __init__(self, kind: str, node: Term, index: int, parent: Optional["Ctx"]):
         self.kind, self.node, self.index, self.parent = kind, node, index, parent
+        self.mat: Optional[Ctx] = None  # the frame with its delayed substitutions done
         self.depth = 1 + (parent.depth if parent else 0)
         self.in_dual = kind == "dual-body" or (parent.in_dual if parent else False)
 
@@ -120,6 +122,25 @@ class Ctx:
         return out[::-1]
 
 
+def materialise_ctx(ctx: Optional[Ctx]) -> Optional[Ctx]:
+    """The context with every delayed substitution of its frames done (the
+    frames the eager machine would have built); ctx itself if it has none.
+    Cached on the frames, which steps share."""
+    if ctx is None:
+        return None
+    if ctx.mat is None:
+        pending, c = [], ctx
+        while c is not None and c.mat is None:
+            pending.append(c)
+            c = c.parent
+        for f in reversed(pending):
+            parent = f.parent.mat if f.parent is not None else None
+            node = D.materialise(f.node)
+            f.mat = f if node is f.node and parent is f.parent \
+                else Ctx(f.kind, node, f.index, parent)
+    return ctx.mat
+
+
 def plug_all(ctx: Optional[Ctx], t: Term) -> Term:
     while ctx is not None:
         t = ctx.plug(t)
@@ -138,15 +159,49 @@ class Derivation:
     result: Optional[Term] = None
 
 
-@dataclass
 class Step:
-    index: int
-    rule: str
-    redex: Term
-    contractum: Term
-    ctx: Optional[Ctx] = field(repr=False)
-    premises: list = field(default_factory=list)
-    phase_hint: Optional[str] = field(default=None, repr=False)  # set by the enclosing premise
+    """One reduction step: rule, redex, contractum, evaluation context,
+    premises.  The machine records the terms as it built them -- possibly
+    with substitutions still delayed (reduction/delayed.py) -- and the
+    redex, contractum and context are the eager terms, built when first
+    read."""
+    __slots__ = ("index", "rule", "_redex", "_contractum", "_ctx", "premises", "phase_hint")
+
+    def __init__(self, index: int, rule: str, redex: Term, contractum: Term,
+                 ctx: Optional[Ctx], premises: Optional[list] = None,
+                 phase_hint: Optional[str] = None):
+        self.index, self.rule = index, rule
+        self._redex, self._contractum, self._ctx = redex, contractum, ctx
+        self.premises = [] if premises is None else premises
+        self.phase_hint = phase_hint  # set by the enclosing premise
+
+    @property
+    def redex(self) -> Term:
+        t = self._redex = D.materialise(self._redex)
+        return t
+
+    @property
+    def contractum(self) -> Term:
+        t = self._contractum = D.materialise(self._contractum)
+        return t
+
+    @property
+    def ctx(self) -> Optional[Ctx]:
+        c = self._ctx = materialise_ctx(self._ctx)
+        return c
+
+    def __eq__(self, other):
+        if not isinstance(other, Step):
+            return NotImplemented
+        return (self.index, self.rule, self.redex, self.contractum, self.ctx, self.premises,
+                self.phase_hint) == (other.index, other.rule, other.redex, other.contractum,
+                                     other.ctx, other.premises, other.phase_hint)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"Step(index={self.index!r}, rule={self.rule!r}, redex={self.redex!r}, "
+                f"contractum={self.contractum!r}, premises={self.premises!r})")
 
     @property
     def phase(self) -> str:
@@ -156,16 +211,16 @@ class Step:
             return "A"
         if self.rule in ("7", "8"):
             return "decompose"
-        if self.rule in ("5", "6") or (self.ctx is not None and self.ctx.in_dual):
+        if self.rule in ("5", "6") or (self._ctx is not None and self._ctx.in_dual):
             return "reverse"
         return "forward"
 
     @property
     def depth(self) -> int:
-        return self.ctx.depth if self.ctx else 0
+        return self._ctx.depth if self._ctx else 0
 
     def path(self):
-        return self.ctx.path() if self.ctx else []
+        return self._ctx.path() if self._ctx else []
 
     def term_before(self) -> Term:
         return plug_all(self.ctx, self.redex)
@@ -254,6 +309,7 @@ class Machine:
             # a redex t (rule label) in context ctx
             self.steps_taken += 1
             if self.steps_taken > self.max_steps:
+                t = D.materialise(t)
                 raise StepBudgetExceeded(
                     f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
                     f"{_short(t)}); raise it with max_steps= or --max-steps",
@@ -263,8 +319,8 @@ class Machine:
             outer = self._premises
             self._premises = prem
             try:
-                label, contractum = R.apply_decision(label, R.RULES[label](t, self), prem,
-                                             self.rule_counts)
+                label, contractum = R.apply_decision(label, self._contract(label, t), prem,
+                                                     self.rule_counts)
             except R.Declined:
                 self.steps_taken -= 1
                 self.rule_counts[label] -= 1
@@ -278,9 +334,22 @@ class Machine:
                 trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
             state = ("down", ctx, contractum, None)
 
+    def _contract(self, label: str, t: Term):
+        """The rule's contractum -- for rule 1 on closed terms, delayed (the same
+        term, built as the machine reaches its parts: reduction/delayed.py)."""
+        if label == "1":
+            delayed = D.beta(t)
+            if delayed is not None:
+                return delayed
+            if isinstance(t.fun.body, D.LetBody):
+                t = D.forced_let(t)
+        return R.RULES[label](t, self)
+
     # descending: find the next redex inside t --------------------------------------
     def _down(self, ctx: Optional[Ctx], t: Term):
         while True:
+            if isinstance(t, D.Closure):
+                t = D.push(t)
             if ctx is not None and ctx.kind in A_KINDS:
                 r = self._down_a(ctx, t)
                 if r is None:
@@ -322,6 +391,8 @@ class Machine:
             if kept(t.arg):
                 return LIFT
             if isinstance(t.fun, Lam) and not _nf(t.fun.body) and R.is_inert(t.arg):
+                if isinstance(t.fun.body, D.LetBody):  # its substitution was delayed
+                    t = D.forced_let(t)
                 return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
             return None
         if isinstance(t, (Tuple, Sum)):

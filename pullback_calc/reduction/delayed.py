@@ -1,0 +1,386 @@
+"""Delayed substitution for rule 1: β on a let chain in O(1).
+
+Rule 1 contracts ``(λq.S) V`` to ``S[V/q]``.  Done eagerly, on a chain
+``let x₁ = E₁ in … let xₙ = Eₙ in B`` every β rebuilds the path from the
+chain's head to every occurrence of its variable -- the whole rest of the
+chain -- and recomputes the free variables of the rebuilt spine: O(n²) nodes
+and O(n³) set work for the whole chain.
+
+Here, when the abstraction and the value are *closed* (always so when a
+closed program is evaluated), the machine builds the contractum lazily:
+
+* ``Closure(S, e)`` stands for ``S[e]``, where the environment ``e`` binds
+  every free variable of S to a closed value.  It is *pushed* one node down
+  when the machine reaches it (``push``, memoised): a let ``let q = E in L``
+  becomes ``let q = E[e] in (L under e)`` -- the bound term substituted
+  (``instantiate``, exactly ``subst``), the body kept as a ``LetBody`` --
+  and any other term is substituted at once (``instantiate``).
+* ``LetBody(L, e, q)`` is the body of a let whose substitution waits: the
+  let's β extends ``e`` by q's value (``Env.extend``, in place when no other
+  term shares ``e``) -- O(1) instead of a walk of L.
+
+Because the environment covers every free variable of the term it is applied
+to, "does the substitution touch u" is "is u open" (``closed``, one integer
+pass per term instead of free-variable sets), so ``instantiate`` shares the
+same untouched subterms as ``subst`` and the machine sees the same nodes
+(with the same marks) as with eager substitution.  The images are closed, so
+no binder is ever renamed and no fresh name is drawn: the delayed term is
+the eager one, built later.
+
+A lazy node never reaches a rule: it lives only where the machine is about
+to look (a ``Closure`` in the hole) or in the body of a let the machine is
+evaluating (a ``LetBody``), and rule 1 on such a let is done here.  Traces
+record the lazy terms; ``materialise`` builds the eager ones when a step is
+printed (``Step.redex``, ``.contractum``, ``.ctx``), so a run without a
+trace never pays for it.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..syntax.subst import bind_pattern, fv, subst
+from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
+                            Var, Zero, pattern_vars)
+
+_BIG = 1 << 60
+
+
+# ---- environments ---------------------------------------------------------------------
+
+class Env:
+    """Closed values for names: the first ``n`` entries of a shared, append-only
+    store ({name: (position, value)}).  Extending the newest environment of a
+    store appends in place (O(size of the extension)); any other extension
+    copies.  Old environments -- held by recorded steps -- never change."""
+    __slots__ = ("store", "n")
+
+    def __init__(self, store: dict, n: int):
+        self.store, self.n = store, n
+
+    @staticmethod
+    def of(bindings: dict) -> "Env":
+        store = {k: (i, v) for i, (k, v) in enumerate(bindings.items())}
+        return Env(store, len(store))
+
+    def get(self, x: str) -> Optional[Term]:
+        r = self.store.get(x)
+        return r[1] if r is not None and r[0] < self.n else None
+
+    def __contains__(self, x: str) -> bool:
+        r = self.store.get(x)
+        return r is not None and r[0] < self.n
+
+    def as_dict(self) -> dict:
+        n = self.n
+        return {k: r[1] for k, r in self.store.items() if r[0] < n}
+
+    def extend(self, bindings: dict) -> "Env":
+        s = self.store
+        if self.n == len(s) and not any(k in s for k in bindings):
+            for k, v in bindings.items():
+                s[k] = (len(s), v)
+            return Env(s, len(s))
+        d = self.as_dict()
+        d.update(bindings)
+        return Env.of(d)
+
+    def without(self, names) -> "Env":
+        if not any(x in self for x in names):
+            return self
+        d = self.as_dict()
+        for x in names:
+            d.pop(x, None)
+        return Env.of(d)
+
+
+# ---- lazy nodes -------------------------------------------------------------------------
+
+class Closure:
+    """``term[env]``, env covering every free variable of term (a closed term)."""
+
+    def __init__(self, term: Term, env: Env):
+        self.term, self.env = term, env
+        self.pushed: Optional[Term] = None
+
+
+class LetBody:
+    """The body ``term[env]`` of a let whose variables ``names`` stay free."""
+
+    def __init__(self, term: Term, env: Env, names: list):
+        self.term, self.env, self.names = term, env, names
+        self.forced: Optional[Term] = None
+
+
+LAZY = (Closure, LetBody)
+
+
+def _flag_closed(t: Term) -> Term:
+    d = t.__dict__
+    d_set = object.__setattr__
+    d_set(t, "_closed", True)
+    if "_fv" not in d:
+        d_set(t, "_fv", frozenset())
+    return t
+
+
+# ---- closedness -----------------------------------------------------------------------
+
+def closed(t: Term) -> bool:
+    """Has t no free variable?  Cached on every node visited (``_closed``); one
+    pass with binder depths, no free-variable sets."""
+    d = t.__dict__
+    c = d.get("_closed")
+    if c is not None:
+        return c
+    f = d.get("_fv")
+    if f is not None:
+        return not f
+    _closedness(t)
+    return t.__dict__["_closed"]
+
+
+def _closedness(root: Term) -> None:
+    """Post-order, iterative.  A variable's level is the depth of its binder
+    (0: free in root); a node at depth d is closed iff all its variables'
+    levels exceed d."""
+    scope: dict[str, list] = {}
+    top = [_BIG]
+    stack: list = [(root, 0, top, None)]
+    setattr_ = object.__setattr__
+    while stack:
+        u, depth, acc, own = stack.pop()
+        if own is not None:  # exit of u
+            if isinstance(u, Lam):
+                for x in pattern_vars(u.pat):
+                    scope[x].pop()
+            m = own[0]
+            setattr_(u, "_closed", m > depth)
+            if m < acc[0]:
+                acc[0] = m
+            continue
+        d = u.__dict__
+        if d.get("_closed") is True:
+            continue
+        if isinstance(u, Var):
+            lv = scope.get(u.name)
+            m = lv[-1] if lv else 0
+            if "_closed" not in d:
+                setattr_(u, "_closed", False)
+            if m < acc[0]:
+                acc[0] = m
+            continue
+        if isinstance(u, (Num, Zero)):
+            setattr_(u, "_closed", True)
+            continue
+        f = d.get("_fv")
+        if f is not None:  # free variables known: their levels here
+            if not f:
+                setattr_(u, "_closed", True)
+                continue
+            m = _BIG
+            for x in f:
+                lv = scope.get(x)
+                m = min(m, lv[-1] if lv else 0)
+            if m < acc[0]:
+                acc[0] = m
+            continue
+        own = [_BIG]
+        stack.append((u, depth, acc, own))
+        if isinstance(u, Lam):
+            for x in pattern_vars(u.pat):
+                scope.setdefault(x, []).append(depth + 1)
+            stack.append((u.body, depth + 1, own, None))
+        else:
+            for c in u.children():
+                stack.append((c, depth, own, None))
+
+
+# ---- rule 1, delayed --------------------------------------------------------------------
+
+def beta(t: App) -> Optional[Closure]:
+    """Rule 1's contractum S[V/q] as a Closure, when λq.S and V are closed
+    (None otherwise: the machine substitutes eagerly)."""
+    lam, v = t.fun, t.arg
+    if not (closed(lam) and closed(v)):
+        return None
+    body, binding = lam.body, bind_pattern(lam.pat, v)
+    if isinstance(body, LetBody):
+        if body.forced is None:
+            return Closure(body.term, body.env.extend(binding))
+        body = body.forced
+    return Closure(body, Env.of(binding))
+
+
+def push(c: Closure) -> Term:
+    """One node of c: a let keeps its body waiting; anything else is
+    substituted.  Memoised, so a shared Closure gives one node."""
+    r = c.pushed
+    if r is None:
+        r = c.pushed = _push(c.term, c.env)
+    return r
+
+
+def _push(u: Term, env: Env) -> Term:
+    if closed(u):
+        return u
+    if isinstance(u, App) and isinstance(u.fun, Lam) and not isinstance(u.fun.body, LAZY):
+        lam = u.fun
+        if closed(lam):
+            fun = lam
+        else:
+            names = pattern_vars(lam.pat)
+            fun = _flag_closed(Lam(lam.pat, LetBody(lam.body, env.without(names), names),
+                                   lam.ann, lam.pos))
+        return _flag_closed(App(fun, instantiate(u.arg, env), u.pos))
+    return instantiate(u, env)
+
+
+def force(b: LetBody) -> Term:
+    """The let body itself, substituted eagerly (memoised)."""
+    if b.forced is None:
+        t = b.term
+        if isinstance(t, LAZY):
+            t = _resolve(t)
+        b.forced = subst(t, {x: b.env.get(x) for x in fv(t) if x in b.env})
+    return b.forced
+
+
+def _resolve(t):
+    return push(t) if isinstance(t, Closure) else force(t)
+
+
+def forced_let(t: App) -> App:
+    """A let whose body waits, with its body substituted (for the rules that
+    look inside it)."""
+    lam = t.fun
+    return App(Lam(lam.pat, force(lam.body), lam.ann, lam.pos), t.arg, t.pos)
+
+
+def instantiate(u: Term, env: Env) -> Term:
+    """u[env], env covering fv(u), exactly as ``subst`` builds it (the same
+    subterms shared), without free-variable sets outside abstractions."""
+    if isinstance(u, LAZY):
+        u = _resolve(u)
+    if closed(u):
+        return u
+    if isinstance(u, Var):
+        return env.get(u.name)
+    if isinstance(u, Lam):  # binders: the general substitution (no capture: closed images)
+        return subst(u, {x: env.get(x) for x in fv(u)})
+    go = instantiate
+    if isinstance(u, Prim):
+        out: Term = Prim(u.op, tuple(go(a, env) for a in u.args), u.pos)
+    elif isinstance(u, App):
+        out = App(go(u.fun, env), go(u.arg, env), u.pos)
+    elif isinstance(u, Tuple):
+        out = Tuple(tuple(go(a, env) for a in u.items), u.pos)
+    elif isinstance(u, Sum):
+        out = Sum(tuple(go(a, env) for a in u.items), u.pos)
+    elif isinstance(u, Proj):
+        out = Proj(u.index, go(u.arg, env), u.pos)
+    elif isinstance(u, Jac):
+        out = Jac(go(u.lam, env), go(u.along, env), u.pos)
+    elif isinstance(u, Dual):
+        out = Dual(go(u.lam, env), go(u.functional, env), u.pos)
+    elif isinstance(u, Pullback):
+        out = Pullback(go(u.fun, env), go(u.form, env), u.pos)
+    else:
+        raise TypeError(u)
+    return _flag_closed(out)
+
+
+# ---- materialisation (for printing) ----------------------------------------------------
+
+def _rebuild(u: Term, kids: list) -> Term:
+    if isinstance(u, Lam):
+        return Lam(u.pat, kids[0], u.ann, u.pos)
+    if isinstance(u, Prim):
+        return Prim(u.op, tuple(kids), u.pos)
+    if isinstance(u, (Tuple, Sum)):
+        return type(u)(tuple(kids), u.pos)
+    if isinstance(u, App):
+        return App(kids[0], kids[1], u.pos)
+    if isinstance(u, Proj):
+        return Proj(u.index, kids[0], u.pos)
+    if isinstance(u, Jac):
+        return Jac(kids[0], kids[1], u.pos)
+    if isinstance(u, Dual):
+        return Dual(kids[0], kids[1], u.pos)
+    if isinstance(u, Pullback):
+        return Pullback(kids[0], kids[1], u.pos)
+    raise TypeError(u)
+
+
+def _kids(u: Term) -> tuple:
+    return (u.body,) if isinstance(u, Lam) else u.children()
+
+
+def has_lazy(t) -> bool:
+    """Does t contain a lazy node?  Cached on nodes (``_lz``)."""
+    if isinstance(t, LAZY):
+        return True
+    r = t.__dict__.get("_lz")
+    if r is not None:
+        return r
+    stack = [(t, False)]
+    while stack:
+        u, ready = stack.pop()
+        if isinstance(u, LAZY) or "_lz" in u.__dict__:
+            continue
+        ks = _kids(u)
+        if ready:
+            object.__setattr__(u, "_lz", any(
+                isinstance(k, LAZY) or k.__dict__["_lz"] for k in ks))
+        else:
+            stack.append((u, True))
+            stack.extend((k, False) for k in ks)
+    return t.__dict__["_lz"]
+
+
+def materialise(t):
+    """The term that eager substitution would have built (structurally equal)."""
+    if t is None or not has_lazy(t):
+        return t
+    return _expand(t, None, frozenset())
+
+
+def _expand(root, env: Optional[Env], bound: frozenset) -> Term:
+    """root with its lazy nodes expanded and, if env, env substituted for the
+    variables not in ``bound`` (images closed: no capture).  Iterative."""
+    out: list = []
+    stack: list = [(root, env, bound, False)]
+    while stack:
+        u, e, b, ready = stack.pop()
+        if ready:
+            n = len(_kids(u))
+            kids = out[len(out) - n:]
+            del out[len(out) - n:]
+            out.append(u if all(k is o for k, o in zip(kids, _kids(u))) else _rebuild(u, kids))
+            continue
+        if isinstance(u, Closure):  # closed: an outer env does not touch it
+            stack.append((u.term, u.env, frozenset(), False))
+            continue
+        if isinstance(u, LetBody):  # free only in its own binder's names
+            stack.append((u.term, u.env, frozenset(u.names), False))
+            continue
+        if e is None and not has_lazy(u):
+            out.append(u)
+            continue
+        if isinstance(u, Var):
+            v = e.get(u.name) if (e is not None and u.name not in b) else None
+            out.append(u if v is None else v)
+            continue
+        if isinstance(u, (Num, Zero)):
+            out.append(u)
+            continue
+        if e is not None and closed(u) and not has_lazy(u):
+            out.append(u)
+            continue
+        stack.append((u, e, b, True))
+        if isinstance(u, Lam):
+            stack.append((u.body, e, b | frozenset(pattern_vars(u.pat)) if e is not None else b,
+                          False))
+        else:
+            stack.extend((k, e, b, False) for k in reversed(u.children()))
+    return out[0]
+

@@ -1,0 +1,1 @@
+"""Other AD systems as engines over the same terms (filled in below)."""

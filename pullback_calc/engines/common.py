@@ -24,7 +24,7 @@ from typing import Optional
 
 from ..errors import PullbackCalcError
 
-__all__ = ["Costs", "EngineResult", "NotSupported", "costs_from_counter", "Measure"]
+__all__ = ["Costs", "EngineResult", "EngineValue", "NotSupported", "costs_from_counter", "Measure"]
 
 
 class NotSupported(PullbackCalcError):
@@ -85,11 +85,24 @@ def costs_from_counter(c: Counter, kind: str, steps: Optional[int] = None) -> Co
 
 @dataclass(frozen=True)
 class EngineResult:
-    """One engine's answer: ``value`` (a list of rows for ``jacobian``, or the
-    reals of a closed term's value), its ``costs``, and what the engine built
-    on the way (``artefact``: the P–S transformed term, the tape, the trace)."""
+    """One engine's Jacobian rows (or one vector-Jacobian product: one row), its
+    ``costs``, and what it built on the way (``artefact``: the P–S transformed
+    term, the tape, the reduction rows)."""
     engine: str
-    value: object
+    rows: list
+    costs: Costs
+    artefact: object = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class EngineValue:
+    """One engine's value of a closed term: ``reals`` (its reals, left to
+    right) when it is ℝ or a tuple of reals, or the row of a covector on ℝⁿ;
+    ``kind`` says which ("reals", "covector") or "function" when it is a
+    function the engines cannot compare."""
+    engine: str
+    kind: str
+    reals: Optional[list]
     costs: Costs
     artefact: object = field(default=None, repr=False, compare=False)
 

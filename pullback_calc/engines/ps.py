@@ -66,6 +66,7 @@ class _Names:
     def __init__(self):
         self.counter = itertools.count(1)
         self.versions: dict = {}
+        self.constants: set = set()  # names bound to numerals
 
     def primal(self, stem: str) -> str:
         stem = stem.rstrip("₀₁₂₃₄₅₆₇₈₉′").replace("\u0300", "").replace("\u0303", "") or "v"
@@ -117,6 +118,7 @@ def anf(t: T.Term, names: _Names, env: dict, out: list) -> str:
         return z
     if k is T.Num:
         z = names.primal("c")
+        names.constants.add(z)
         out.append(Bind(z, t))
         return z
     if k is T.Zero:
@@ -202,14 +204,17 @@ def _uses(e) -> list:
 # ---- the transform -----------------------------------------------------------------
 
 def _backpropagator(op: str):
-    """λs. ⟨s × ∂₁op, …⟩ over the argument names, from ``prims.PARTIALS``."""
-    def build(args: tuple, s: T.Var) -> T.Term:
+    """λs. ⟨s × ∂₁op, …⟩ over the argument names, from ``prims.PARTIALS``; a
+    numeral argument gets 𝟎 (its sensitivity goes nowhere, so its partial --
+    e.g. log a for a constant exponent, undefined at a < 0 -- is not built)."""
+    def build(args: tuple, s: T.Var, constant: tuple) -> T.Term:
         parts = prims.PARTIALS[op](*args)
-        return _pack([s if d is None else _derivative(T.Prim("mul", (s, d))) for d in parts])
+        return _pack([T.ZERO if c else s if d is None else _derivative(T.Prim("mul", (s, d)))
+                      for d, c in zip(parts, constant)])
     return build
 
 
-#: op ↦ (argument Vars, sensitivity Var) ↦ the backpropagator's body (a term)
+#: op ↦ (argument Vars, sensitivity Var, which are numerals) ↦ the backpropagator's body
 BACKPROPAGATORS = DerivedTable("P–S backpropagators", _backpropagator)
 
 
@@ -337,8 +342,9 @@ def transform_fn(fn: Fn, names: _Names) -> T.Lam:
             forward.append((b.name, e))
             s = T.Var(names.sensitivity(b.name))
             here.bp[b.name] = names.backpropagator(b.name)
+            constant = tuple(a.name in names.constants for a in e.args)
             forward.append((here.bp[b.name],
-                            T.Lam(s, BACKPROPAGATORS[e.op](e.args, s))))
+                            T.Lam(s, BACKPROPAGATORS[e.op](e.args, s, constant))))
         elif isinstance(e, T.App):
             pair = names.primal("pair")
             here.bp[b.name] = names.backpropagator(b.name)
@@ -419,8 +425,8 @@ def _rebuild(t: T.Term, kids: list) -> T.Term:
 def desugar(t: T.Term, names: _Names) -> T.Term:
     """Replace every Ω(f) ω by core code built on 𝒯(f), innermost first:
 
-        λx. λv. let r = 𝒯(f) x in let c = ω (π₁ r) in
-                let g = π₂ (π₂ r ⟨c e₁, …, c eₘ⟩) in g · v
+        λx. let r = 𝒯(f) x in let c = ω (π₁ r) in
+            let g = π₂ (π₂ r ⟨c e₁, …, c eₘ⟩) in λv. g · v
 
     (⟨c e₁, …⟩: the covector c as a sensitivity -- its values on the output's
     basis; g · v: the gradient against the tangent)."""
@@ -435,8 +441,13 @@ def desugar(t: T.Term, names: _Names) -> T.Term:
 
 
 def _pullback(t: T.Pullback, f: T.Term, omega: T.Term, names: _Names) -> T.Term:
+    from ..errors import PullbackTypeError
     from ..typing.check import infer_with_free
-    ty, free = infer_with_free(t.fun)
+    try:
+        ty, free = infer_with_free(t.fun)
+    except PullbackTypeError as e:
+        raise NotSupported(f"Ω(S) P{_at(t)}: the P–S engine needs the type of the function "
+                           f"on its own, which is ambiguous here ({e.message})") from None
     if isinstance(ty, DualT):
         ty = Arrow(ty.of, R)
     dom = real_leaves(ty.dom) if isinstance(ty, Arrow) else None
@@ -459,9 +470,9 @@ def _pullback(t: T.Pullback, f: T.Term, omega: T.Term, names: _Names) -> T.Term:
     r, c, g = (T.Var(names.primal(s)) for s in ("r", "c", "g"))
     riesz = _riesz(ty.cod, c)
     dot = _dot(dom, g, v)
-    body = _lets([(r.name, T.App(F, x)), (c.name, T.App(omega, T.Proj(1, r))),
-                  (g.name, T.Proj(2, T.App(T.Proj(2, r), riesz)))], dot)
-    return T.Lam(x, T.Lam(v, body))
+    # the work is done once per point x; the covector only takes a dot product
+    return T.Lam(x, _lets([(r.name, T.App(F, x)), (c.name, T.App(omega, T.Proj(1, r))),
+                           (g.name, T.Proj(2, T.App(T.Proj(2, r), riesz)))], T.Lam(v, dot)))
 
 
 def _riesz(ty, c: T.Var) -> T.Term:
@@ -536,10 +547,11 @@ def transform(term: Union[str, T.Term]) -> T.Term:
 
 
 @deep
-def jacobian(f: T.Term, point) -> EngineResult:
-    """All rows of the Jacobian of f : ℝⁿ → ℝᵐ at ``point``: one forward run of
+def jacobian(f: T.Term, point, cotangents: Optional[list] = None) -> EngineResult:
+    """The rows of the Jacobian of f : ℝⁿ → ℝᵐ at ``point``: one forward run of
     𝒯(f), then one backpropagator call per output, seeded with that output's
-    basis sensitivity."""
+    basis sensitivity -- or, with ``cotangents`` (lists of m reals), one call
+    per cotangent (vector-Jacobian products)."""
     from ..testing.oracle import shape_point
     measure = Measure()
     names = _Names()
@@ -549,14 +561,48 @@ def jacobian(f: T.Term, point) -> EngineResult:
     if not isinstance(F, Closure):
         raise NotSupported("the term is not a function")
     x = shape_point(f, point)
-    out = ev.apply(F, x)
-    y, backprop = out
+    y, backprop = ev.apply(F, x)
     rows = []
-    for path in _paths(y):
-        sens = _seed(y, path)
+    for sens in seeds(y, cotangents, _function_leaf):
         _closure_sens, x_sens = ev.apply(backprop, sens)
         rows.append(leaves_like(x_sens, x))
     return EngineResult("ps", rows, measure.freeze("closures"), program)
+
+
+def _function_leaf(_leaf) -> None:
+    raise NotSupported("the function's output is a function: the P–S engine reads rows of "
+                       "functions ℝⁿ → ℝᵐ")
+
+
+def seeds(y, cotangents: Optional[list], on_function) -> list:
+    """Output sensitivities shaped like y: the basis (one per real of y), or
+    the given cotangents (flat lists of reals)."""
+    paths = _paths(y, on_function)
+    if cotangents is None:
+        cotangents = [[float(p == q) for q in paths] for p in paths]
+    out = []
+    for c in cotangents:
+        if len(c) != len(paths):
+            from ..errors import JacobianError
+            raise JacobianError(f"the cotangent has {len(c)} coordinate(s) but the function "
+                                f"has {len(paths)} output(s)")
+        it = iter(float(v) for v in c)
+        out.append(_shaped(y, it))
+    return out
+
+
+def _paths(y, on_function, here=()) -> list:
+    if isinstance(y, tuple):
+        return [p for i, it in enumerate(y, 1) for p in _paths(it, on_function, here + (i,))]
+    if isinstance(y, (Closure, Builtin)):
+        on_function(y)
+    return [here]
+
+
+def _shaped(y, it):
+    if isinstance(y, tuple):
+        return tuple(_shaped(v, it) for v in y)
+    return next(it)
 
 
 def leaves_like(sens, like) -> list:
@@ -567,21 +613,6 @@ def leaves_like(sens, like) -> list:
         parts = parts + (ZERO,) * (len(like) - len(parts))
         return [x for s, l in zip(parts, like) for x in leaves_like(s, l)]
     return [0.0 if sens is ZERO else float(sens)]
-
-
-def _paths(y, here=()) -> list:
-    if isinstance(y, tuple):
-        return [p for i, it in enumerate(y, 1) for p in _paths(it, here + (i,))]
-    if isinstance(y, (Closure, Builtin)):
-        raise NotSupported("the function's output is a function: the P–S engine reads rows of "
-                           "functions ℝⁿ → ℝᵐ")
-    return [here]
-
-
-def _seed(y, path, here=()):
-    if isinstance(y, tuple):
-        return tuple(_seed(it, path, here + (i,)) for i, it in enumerate(y, 1))
-    return 1.0 if here == path else ZERO
 
 
 @deep

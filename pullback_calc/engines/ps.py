@@ -386,11 +386,10 @@ def transform_program(t: T.Term, names: Optional[_Names] = None) -> T.Term:
 # ---- pullbacks written in the term: expanded into core code -------------------------
 
 def inline_functions(t: T.Term) -> T.Term:
-    """let f = λ… in L ⟶ L[λ…/f] and (λq.S)⋆P ⟶ λv. P ((λq.S) v), everywhere:
-    function-valued free variables of a pullback's function become code the
-    transform can see."""
+    """let f = λ… in L ⟶ L[λ…/f] where f is free in a pullback's function (so
+    that it becomes code the transform can see), and (λq.S)⋆P ⟶ λv. P ((λq.S) v)."""
     if isinstance(t, T.App) and isinstance(t.fun, T.Lam) and isinstance(t.fun.pat, T.Var) \
-            and isinstance(t.arg, T.Lam):
+            and isinstance(t.arg, T.Lam) and _under_pullback(t.fun.pat.name, t.fun.body):
         return inline_functions(subst(t.fun.body, {t.fun.pat.name: inline_functions(t.arg)}))
     if isinstance(t, T.Dual):
         v = T.Var(T.fresh("v"))
@@ -398,6 +397,12 @@ def inline_functions(t: T.Term) -> T.Term:
                               T.App(inline_functions(t.lam), v)))
     kids = [inline_functions(c) for c in t.children()]
     return _rebuild(t, kids)
+
+
+def _under_pullback(name: str, body: T.Term) -> bool:
+    """Is ``name`` free in the function of a pullback in ``body``?  (Only
+    then is a let-bound λ inlined: elsewhere the transform handles the closure.)"""
+    return any(isinstance(u, T.Pullback) and name in fv(u.fun) for u in T.subterms(body))
 
 
 def _rebuild(t: T.Term, kids: list) -> T.Term:

@@ -73,13 +73,18 @@ class Measure:
         return costs_from_counter(self.counts, kind, steps)
 
 
+_SINGULAR = {"closures": "closure", "tape cells": "tape cell", "dual maps": "dual map"}
+
+
 def costs_from_counter(c: Counter, kind: str, steps: Optional[int] = None) -> Costs:
     primal = sum(n for (role, _), n in c.items() if role == "primal")
     mul = c["derivative", "mul"]
     add = c["derivative", "add"]
     other = sum(n for (role, op), n in c.items()
                 if role == "derivative" and op not in ("mul", "add"))
-    allocs = sum(n for (role, _), n in c.items() if role == "allocation")
+    # only what the engine's construction allocates (a tape engine's evaluator
+    # makes closures too, but its memory of the forward pass is the tape)
+    allocs = c["allocation", _SINGULAR.get(kind, kind)]
     return Costs(primal, mul, add, other, allocs, kind, steps)
 
 

@@ -47,7 +47,7 @@ from ..deep import deep
 from ..syntax import prims
 from ..syntax import terms as T
 from ..syntax.subst import fv, subst
-from ..syntax.types import Arrow, DualT, R, real_leaves
+from ..syntax.types import Arrow, DualT, Prod, R, TVar, real_leaves
 from .common import EngineResult, Measure, NotSupported
 from .evaluator import ZERO, Builtin, Closure, Env, EvalError, Evaluator, mark_derivative
 from .tables import DerivedTable
@@ -427,34 +427,66 @@ def _rebuild(t: T.Term, kids: list) -> T.Term:
     return t
 
 
-def desugar(t: T.Term, names: _Names) -> T.Term:
+def context_types(term: T.Term, expected=None) -> dict:
+    """id(S) ↦ the type of S for the function S of every pullback in ``term``
+    and the variables in it, as the whole term's type inference finds them
+    (the function of Ω(λx. 1) ω ⟨1, 2⟩ has type ℝ × ℝ → ℝ only in context)."""
+    from ..typing.check import _Checker
+
+    class Recording(_Checker):
+        def __init__(self):
+            super().__init__(None)
+            self.seen: dict = {}
+
+        def infer(self, t, pos):
+            ty = super().infer(t, pos)
+            self.seen[id(t)] = ty
+            return ty
+
+    wanted = set()
+    for u in T.subterms(term):
+        if isinstance(u, T.Pullback):
+            wanted.add(id(u.fun))
+            wanted.update(id(v) for v in T.subterms(u.fun) if isinstance(v, T.Var))
+    if not wanted:
+        return {}
+    c = Recording()
+    ty = c.infer(term, None)
+    if expected is not None:
+        c.expect(ty, expected, term, "the term", None)
+    c.solve_pending()
+    memo: dict = {}
+    return {k: c.zonk(v, memo) for k, v in c.seen.items() if k in wanted}
+
+
+def desugar(t: T.Term, names: _Names, types: dict) -> T.Term:
     """Replace every Ω(f) ω by core code built on 𝒯(f), innermost first:
 
         λx. let r = 𝒯(f) x in let c = ω (π₁ r) in
             let g = π₂ (π₂ r ⟨c e₁, …, c eₘ⟩) in λv. g · v
 
     (⟨c e₁, …⟩: the covector c as a sensitivity -- its values on the output's
-    basis; g · v: the gradient against the tangent)."""
+    basis; g · v: the gradient against the tangent).  ``types``: from
+    ``context_types``."""
     if isinstance(t, T.Jac):
         raise NotSupported(f"J(λq.S)·P{_at(t)} is not supported by the P–S engine: it is a "
                            "forward (tangent) derivative, which the reverse transform "
                            "does not compute")
     if isinstance(t, T.Pullback):
-        return _pullback(t, desugar(t.fun, names), desugar(t.form, names), names)
-    kids = [desugar(c, names) for c in t.children()]
+        return _pullback(t, desugar(t.fun, names, types), desugar(t.form, names, types),
+                         names, types)
+    kids = [desugar(c, names, types) for c in t.children()]
     return _rebuild(t, kids)
 
 
-def _pullback(t: T.Pullback, f: T.Term, omega: T.Term, names: _Names) -> T.Term:
-    from ..errors import PullbackTypeError
-    from ..typing.check import infer_with_free
-    try:
-        ty, free = infer_with_free(t.fun)
-    except PullbackTypeError as e:
-        raise NotSupported(f"Ω(S) P{_at(t)}: the P–S engine needs the type of the function "
-                           f"on its own, which is ambiguous here ({e.message})") from None
+def _pullback(t: T.Pullback, f: T.Term, omega: T.Term, names: _Names, types: dict) -> T.Term:
+    ty = types.get(id(t.fun))
+    if ty is None:
+        raise NotSupported(f"Ω(S) P{_at(t)}: the type of its function is unknown")
     if isinstance(ty, DualT):
         ty = Arrow(ty.of, R)
+    # a type inference leaves open even in context (λx. 1's output) is taken to be ℝ
+    ty = _reals_for_unknowns(ty)
     dom = real_leaves(ty.dom) if isinstance(ty, Arrow) else None
     cod = real_leaves(ty.cod) if isinstance(ty, Arrow) else None
     if dom is None or cod is None:
@@ -462,11 +494,12 @@ def _pullback(t: T.Pullback, f: T.Term, omega: T.Term, names: _Names) -> T.Term:
                            "differentiates functions ℝⁿ → ℝᵐ only (the sensitivity of a "
                            "function or Church list is its closure's, which cannot hold an "
                            "arbitrary tangent)")
-    for name, fty in free.items():
-        if isinstance(fty, (Arrow, DualT)):
-            raise NotSupported(f"Ω(S) P{_at(t)}: the function has a free variable {name} of "
-                               f"type {fty}; the P–S engine here transforms source code and "
-                               "does not transform closures at run time")
+    for v in T.subterms(t.fun):
+        if isinstance(v, T.Var) and v.name in fv(t.fun) \
+                and isinstance(types.get(id(v)), (Arrow, DualT)):
+            raise NotSupported(f"Ω(S) P{_at(t)}: the function has a free variable {v.name} of "
+                               f"type {types[id(v)]}; the P–S engine here transforms source "
+                               "code and does not transform closures at run time")
     if not isinstance(f, T.Lam):
         x0 = T.Var(names.primal("x"))
         f = T.Lam(x0, T.App(f, x0))
@@ -478,6 +511,16 @@ def _pullback(t: T.Pullback, f: T.Term, omega: T.Term, names: _Names) -> T.Term:
     # the work is done once per point x; the covector only takes a dot product
     return T.Lam(x, _lets([(r.name, T.App(F, x)), (c.name, T.App(omega, T.Proj(1, r))),
                            (g.name, T.Proj(2, T.App(T.Proj(2, r), riesz)))], T.Lam(v, dot)))
+
+
+def _reals_for_unknowns(ty):
+    if isinstance(ty, TVar):
+        return R
+    if isinstance(ty, Prod):
+        return Prod(tuple(_reals_for_unknowns(t) for t in ty.items))
+    if isinstance(ty, Arrow):
+        return Arrow(_reals_for_unknowns(ty.dom), _reals_for_unknowns(ty.cod))
+    return ty
 
 
 def _riesz(ty, c: T.Var) -> T.Term:
@@ -536,10 +579,12 @@ def _evaluator(measure: Measure) -> Evaluator:
     return Evaluator(_arith(measure), measure, lambda v: isinstance(v, float))
 
 
-def prepare(term: T.Term, names: Optional[_Names] = None) -> T.Term:
-    """The core term the engine runs: functions inlined, pullbacks expanded."""
+def prepare(term: T.Term, names: Optional[_Names] = None, expected=None) -> T.Term:
+    """The core term the engine runs: functions inlined, pullbacks expanded
+    (``expected``: the term's type as far as it is known, e.g. from the point)."""
     names = names or _Names()
-    return desugar(inline_functions(term), names)
+    inlined = inline_functions(term)
+    return desugar(inlined, names, context_types(inlined, expected))
 
 
 def transform(term: Union[str, T.Term]) -> T.Term:
@@ -560,7 +605,7 @@ def jacobian(f: T.Term, point, cotangents: Optional[list] = None) -> EngineResul
     from ..testing.oracle import shape_point
     measure = Measure()
     names = _Names()
-    program = transform_program(prepare(f, names), names)
+    program = transform_program(prepare(f, names, _expected(f, point)), names)
     ev = _evaluator(measure)
     F = ev.eval(program, Env({}))
     if not isinstance(F, Closure):
@@ -572,6 +617,13 @@ def jacobian(f: T.Term, point, cotangents: Optional[list] = None) -> EngineResul
         _closure_sens, x_sens = ev.apply(backprop, sens)
         rows.append(leaves_like(x_sens, x))
     return EngineResult("ps", rows, measure.freeze("closures"), program)
+
+
+def _expected(f: T.Term, point):
+    """ℝⁿ → ? as the point says (a tuple pattern says it itself)."""
+    from ..syntax.types import rn
+    n = 1 if isinstance(point, (int, float)) else len(point)
+    return Arrow(rn(n), TVar.new())
 
 
 def _function_leaf(_leaf) -> None:

@@ -24,7 +24,8 @@ from ..errors import JacobianError
 from ..syntax.terms import Term
 from .common import Costs, EngineResult, EngineValue, NotSupported
 
-__all__ = ["METHODS", "jacobian", "grad", "vjp", "evaluate", "Costs", "EngineResult",
+__all__ = ["METHODS", "jacobian", "grad", "vjp", "evaluate", "Costs", "EngineResult", "forward",
+           "ps", "pullback", "tape",
            "EngineValue", "NotSupported"]
 
 #: the engines, in the order ``compare`` shows them
@@ -117,3 +118,6 @@ def evaluate(term: Union[str, Term], method: str = "pullback", **options) -> Eng
         from ..errors import ReductionError
         raise ReductionError(str(e)) from None
     return EngineValue(method, kind, reals, costs, artefact)
+
+
+from . import forward, ps, pullback, tape  # noqa: E402  (the engines, as attributes)

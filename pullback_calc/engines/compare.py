@@ -146,9 +146,10 @@ def verdict(outcomes: list) -> tuple[bool, str]:
         return False, f"MISMATCH: {', '.join(bad)} disagree(s) with {compared[0].engine}"
     if len(compared) < 2:
         if compared or any(o.kind == "function" for o in outcomes):
-            return True, ("the value is a function (a covector on a function space, or a "
-                          "closure): engines represent it differently, so it is not "
-                          "compared; apply it to a tangent to compare")
+            return True, ("the value is a function (a covector on a function space, a "
+                          "symbolic covector, a closure), which engines represent "
+                          "differently, so it is not compared; apply it to a tangent to "
+                          "compare")
         return True, "no engine could compute it"
     missing = [o.engine for o in outcomes if o.kind == "unsupported"]
     if missing:

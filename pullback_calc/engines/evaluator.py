@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..syntax import terms as T
+from ..testing import oracle
 from .common import Measure, NotSupported
 
 __all__ = ["ZERO", "Closure", "Evaluator", "EvalError"]
@@ -26,20 +27,8 @@ class EvalError(Exception):
     """A run-time error of an engine's evaluator (ill-shaped data)."""
 
 
-class _Zero:
-    """The formal 0 at every type; applied or projected it stays 0."""
-    _it = None
-
-    def __new__(cls):
-        if cls._it is None:
-            cls._it = super().__new__(cls)
-        return cls._it
-
-    def __repr__(self):
-        return "ZERO"
-
-
-ZERO = _Zero()
+# the formal 0 at every type (applied or projected it stays 0): the oracle's own
+ZERO = oracle.ZERO
 
 
 class Closure:
@@ -53,31 +42,16 @@ class Closure:
         return f"<closure {self.lam}>"
 
 
-class Env:
-    __slots__ = ("vars", "parent")
-
-    def __init__(self, vars: dict, parent: Optional["Env"] = None):
-        self.vars, self.parent = vars, parent
-
-    def lookup(self, name: str):
-        e = self
-        while e is not None:
-            if name in e.vars:
-                return e.vars[name]
-            e = e.parent
-        raise NotSupported(f"free variable {name!r}: the engine evaluates closed terms only")
+#: environments: linked frames, the oracle's
+Env = oracle._Env
 
 
 def bind(pat: T.Term, value, out: dict) -> None:
-    if isinstance(pat, T.Var):
-        out[pat.name] = value
-        return
-    if value is ZERO:
-        value = (ZERO,) * len(pat.items)
-    if not (isinstance(value, tuple) and len(value) == len(pat.items)):
-        raise EvalError(f"cannot match {value!r} against the pattern {pat}")
-    for p, v in zip(pat.items, value):
-        bind(p, v, out)
+    """Match a value against a λ's pattern (𝟎 matches a tuple pattern as 0s)."""
+    try:
+        oracle._bind(pat, value, out)
+    except oracle.OracleError as e:
+        raise EvalError(str(e)) from None
 
 
 def role_of(t: T.Term) -> str:
@@ -145,7 +119,11 @@ class Evaluator:
     def eval(self, t: T.Term, env: Env):
         k = type(t)
         if k is T.Var:
-            return env.lookup(t.name)
+            try:
+                return env.lookup(t.name)
+            except oracle.OracleError:
+                raise NotSupported(f"free variable {t.name!r}: the engine evaluates closed "
+                                   "terms only") from None
         if k is T.Num:
             return t.value
         if k is T.Prim:

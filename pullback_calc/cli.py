@@ -320,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("graph", help="reduction graphs with graphviz (see: pullback-calc graph --help)",
                    add_help=False)
+    from .engines.compare import add_compare_command  # issue 12: every engine side by side
+    add_compare_command(sub)
+
     p = sub.add_parser("demo", help="the running example (Example 3.1), phase by phase",
                        allow_abbrev=False)
     _max_steps(p)

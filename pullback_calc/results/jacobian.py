@@ -223,12 +223,19 @@ def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
 @deep
 def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
              record: bool = False, workers: Optional[int] = None,
-             on_unknown: str = "error") -> list:
+             on_unknown: str = "error", method: Optional[str] = None) -> list:
     """All rows of the Jacobian, one reduction (reverse-mode run) per output:
     a list of rows (lists of floats).  ``record=True`` returns the
     ``JacobianRow`` of each row instead, traces included (the default keeps no
     trace: nothing here would return it).  ``workers=N`` reduces the rows in
-    N processes; ``on_unknown`` as for ``jacobian_row``."""
+    N processes; ``on_unknown`` as for ``jacobian_row``.  ``method="pullback" |
+    "ps" | "forward" | "tape"`` runs that engine (``pullback_calc.engines``) and
+    returns its ``EngineResult``: the rows (``.rows``) with its cost counters
+    (``.costs``)."""
+    if method is not None:
+        from ..engines import jacobian as by_engine
+        return by_engine(f, point, method, **({"max_steps": max_steps}
+                                              if method == "pullback" else {}))
     out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
                         on_unknown=on_unknown)
     return out if record else [r.row for r in out]

@@ -1,7 +1,8 @@
 """Mutants: deliberately broken rules, to show that the property suite catches them.
 
 A mutant replaces one entry of the rule table ``reduction.rules.RULES`` (rules
-are data, so breaking one is a table update).  Install it for a block::
+are data, so breaking one is a table update) -- or, for the other AD engines,
+of an engine's table (``testing.engine_mutants``: ``ENGINE_MUTANTS``).  Install it for a block::
 
     from pullback_calc.testing.mutants import mutant
     with mutant("16c-drop-summand"):
@@ -39,6 +40,13 @@ class Mutant:
     description: str
     make: Callable               # the original rule function → the broken one
     fires: tuple = ()            # the labels its steps show, if not ``label`` alone
+    table: Callable | None = None  # the table it breaks an entry of (default: RULES)
+
+
+def _table(mu: Mutant):
+    """The rule table a mutant breaks an entry of: the reduction rules, or an
+    engine's table (``testing.engine_mutants``)."""
+    return R.RULES if mu.table is None else mu.table()
 
 
 def _drop_last_summand(original):
@@ -192,23 +200,29 @@ MUTANTS = {m.name: m for m in [
 ]}
 
 
+def _all() -> dict:
+    from .engine_mutants import ENGINE_MUTANTS  # (they build on Mutant: imported late)
+    return {**MUTANTS, **ENGINE_MUTANTS}
+
+
 def _lookup(name: str) -> Mutant:
     try:
-        return MUTANTS[name]
+        return _all()[name]
     except KeyError:
-        raise KeyError(f"no mutant {name!r}; the mutants are: {', '.join(MUTANTS)}") from None
+        raise KeyError(f"no mutant {name!r}; the mutants are: {', '.join(_all())}") from None
 
 
 @contextlib.contextmanager
 def mutant(name: str) -> Iterator[Mutant]:
     """Within the block, the rule ``MUTANTS[name].label`` is the broken one."""
     mu = _lookup(name)
-    original = R.RULES[mu.label]
-    R.RULES[mu.label] = mu.make(original)
+    table = _table(mu)
+    original = table[mu.label]
+    table[mu.label] = mu.make(original)
     try:
         yield mu
     finally:
-        R.RULES[mu.label] = original
+        table[mu.label] = original
 
 
 #: the mutant installed for the whole process by install_from_environment
@@ -224,7 +238,8 @@ def install(name: str) -> Mutant:
     effect)."""
     global INSTALLED
     mu = _lookup(name)
-    R.RULES[mu.label] = mu.make(R.RULES[mu.label])
+    table = _table(mu)
+    table[mu.label] = mu.make(table[mu.label])
     INSTALLED = mu
     return mu
 
@@ -245,8 +260,9 @@ def main(argv=None) -> int:
         description="List the mutants (deliberately broken rules). Run the property suite "
                     f"under one with {ENV_VAR}=NAME python -m pytest tests/properties -x")
     ap.parse_args(argv)
-    width = max(map(len, MUTANTS))
-    for mu in MUTANTS.values():
+    every = _all()
+    width = max(map(len, every))
+    for mu in every.values():
         print(f"{mu.name:<{width}}  [{mu.label}]  {mu.description}")
     return 0
 

@@ -154,19 +154,58 @@ _DERIV: dict[str, tuple[Callable[..., Any], ...]] = {
 }
 
 
+#: a Counter of (role, op) → real operations, while ``engines.forward`` measures
+#: costs (None otherwise); role is "primal" or "derivative" (tangent arithmetic).
+COUNTS = None
+_role = "primal"
+
+
+def _float_rule(op: str) -> Callable[..., float]:
+    # a symbol registered in prims after this table was written: its EVAL entry
+    if op in _FLOAT:
+        return _FLOAT[op]
+    from ..syntax import prims
+    return prims.EVAL[op]
+
+
+def _deriv_rules(op: str) -> tuple:
+    """_DERIV[op]; for a symbol registered in prims later, its partials
+    derived from ``prims.PARTIALS`` (evaluated on dual numbers, so nesting works)."""
+    if op in _DERIV:
+        return _DERIV[op]
+    from ..syntax import prims
+    k = prims.ARITY[op]
+
+    def nth(i):
+        def d(*xs):
+            term = prims.PARTIALS[op](*(T.Var(f"_a{j}") for j in range(k)))[i]
+            if term is None:
+                return 1.0
+            return _eval(term, _Env({f"_a{j}": x for j, x in enumerate(xs)}))
+        return d
+    return tuple(nth(i) for i in range(k))
+
+
 def prim(op: str, *args):
     """A function symbol on floats or (nested, tagged) dual numbers."""
+    global _role
     if not all(_is_num(a) or a is ZERO for a in args):
         raise OracleError(f"{op} applied to a non-number: {args!r}")
     tags = [a.tag for a in args if isinstance(a, DualNumber)]
     if not tags:
-        return _FLOAT[op](*(float(a) for a in args))
+        if COUNTS is not None:
+            COUNTS[_role, op] += 1
+        return _float_rule(op)(*(float(a) for a in args))
     tag = max(tags)
     primals, tangents = zip(*(_split(a, tag) for a in args))
     tangent = 0.0
-    for d, dx in zip(_DERIV[op], tangents):
-        if not _is_zero_num(dx):
-            tangent = add(tangent, mul(d(*primals), dx))
+    outer, _role = _role, "derivative"
+    try:
+        for d, dx in zip(_deriv_rules(op), tangents):
+            if not _is_zero_num(dx):
+                tangent = add(tangent, mul(d(*primals), dx))
+    finally:
+        _role = outer
     return _dual(tag, prim(op, *primals), tangent)
 
 
@@ -274,6 +313,8 @@ class Closure:
 
     def __init__(self, lam, env):
         self.lam, self.env = lam, env
+        if COUNTS is not None:
+            COUNTS["allocation", "closure"] += 1
 
     def __call__(self, arg):
         return _call(self, arg)

@@ -158,6 +158,16 @@ def _rules(text: str) -> frozenset:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {v}")
+    return v
+
+
 def _tolerance(text: str) -> float:
     try:
         v = float(text)
@@ -197,11 +207,33 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
+def _free_decl(text: str) -> list:
+    """``'h : R -> R'`` or ``'a, b : R'`` → [(name, type)]."""
+    from .syntax.parser import parse_type
+    names, colon, ty = text.partition(":")
+    names = [n.strip() for n in names.split(",")]
+    if not colon or not all(re.fullmatch(r"[^\W\d]\w*'*", n) for n in names):
+        raise argparse.ArgumentTypeError(f"expected NAME : TYPE, e.g. 'h : R -> R', "
+                                         f"got {text!r}")
+    try:
+        t = parse_type(ty)
+    except PullbackCalcError as e:
+        raise argparse.ArgumentTypeError(f"in --free {text!r}: {e.message}") from None
+    return [(n, t) for n in names]
+
+
 def _source_args(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("file", nargs="?", metavar="FILE",
                      help="a file holding one term ('-': standard input)")
     src.add_argument("-e", "--expr", metavar="TEXT", help="the term itself, on the command line")
+    p.add_argument("--free", type=_free_decl, action="append", default=[],
+                   metavar="'NAME : TYPE'",
+                   help="declare a free variable with its type, e.g. --free 'h : R -> R' "
+                        "(as `free h : ℝ → ℝ` before the term does); repeatable")
+    p.add_argument("--no-check", action="store_true",
+                   help="do not type-check first (undeclared free variables are then "
+                        "allowed)")
 
 
 def _max_steps(p: argparse.ArgumentParser) -> None:
@@ -256,15 +288,24 @@ def build_parser() -> argparse.ArgumentParser:
     _jobs(p)
     p.set_defaults(run=cmd_jacobian)
 
-    p = sub.add_parser("check", help="cross-check the Jacobian by reduction against sympy",
+    p = sub.add_parser("check", help="cross-check a reduction against an independent reference",
                        allow_abbrev=False,
-                       description="Compute every row by reduction and by sympy; exit status 0 "
-                                   "if they agree, 1 if not.")
+                       description="With --at: compute every row of the Jacobian by reduction "
+                                   "and by sympy — or, where sympy cannot express the program "
+                                   "(helpers outside the λ, nested pullbacks, function-typed "
+                                   "data) or takes longer than --sympy-timeout, by the "
+                                   "forward-mode oracle and central finite differences. "
+                                   "Without --at: reduce a closed term and compare its value "
+                                   "with the forward-mode oracle's (a function or covector is "
+                                   "applied to sample arguments first). Says which reference "
+                                   "was used; exit status 0 if they agree, 1 if not.")
     _source_args(p)
-    p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
-                   help="the point, e.g. 1.5,2")
+    p.add_argument("--at", type=parse_point, default=None, metavar="POINT",
+                   help="the point, e.g. 1.5,2 (for a function ℝⁿ → ℝᵐ)")
     p.add_argument("--tol", type=_tolerance, default=1e-9, metavar="T",
                    help="relative and absolute tolerance (default 1e-9)")
+    p.add_argument("--sympy-timeout", type=_seconds, default=None, metavar="S",
+                   help="give sympy at most S seconds, then use the oracle (default 10)")
     _max_steps(p)
     _jobs(p)
     p.set_defaults(run=cmd_check)
@@ -343,8 +384,30 @@ class Source:
                 raise PullbackCalcError(f"{args.file}: not UTF-8 text ({e.reason} at byte "
                                         f"{e.start})") from None
 
+        self.program = None
+        self.declared: dict = {}
+        for group in getattr(args, "free", None) or ():
+            self.declared.update(group)
+        self.no_check = bool(getattr(args, "no_check", False))
+
     def term(self):
-        return parse(self.text)
+        from .syntax.parser import parse_program
+        self.program = parse_program(self.text)
+        return self.program.term
+
+    @property
+    def free(self) -> dict:
+        """The declared free variables: the file's ``free`` lines, then --free."""
+        out = dict(self.program.free) if self.program is not None else {}
+        out.update(self.declared)
+        return out
+
+    def typecheck(self, term):
+        """Type-check ``term`` as a closed term up to the declared free variables
+        (an undeclared one is an error with a did-you-mean); --no-check skips it."""
+        if self.no_check:
+            return None
+        return typecheck(term, self.free, closed=True)
 
 
 def _where(source: Optional[Source], pos) -> str:
@@ -408,7 +471,7 @@ def _json_steps(steps, unicode: bool) -> list:
 def cmd_reduce(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
-    typecheck(term)
+    source.typecheck(term)
     want_trace = args.json or not args.no_trace
     result = reduce(term, max_steps=args.max_steps, record=want_trace)
     u = not args.ascii
@@ -424,16 +487,21 @@ def cmd_reduce(args, out) -> int:
     lines.append(f"steps: {result.steps}" if args.no_trace or top == result.steps else
                  f"steps: {result.steps} ({top} in the main derivation, "
                  f"{result.steps - top} in premises)")
+    _note(_function_note(term, source))
     out.write("\n".join(lines) + "\n")
     return 0
 
 
 # ---- jacobian / check -------------------------------------------------------------------
 
-def _output_count(term, point) -> int:
-    """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension)."""
+def _output_count(term, point, source: Optional[Source] = None) -> int:
+    """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension, as a
+    closed term up to the source's declared free variables)."""
     from .results.jacobian import _function_type, _leaves
-    _, cod = _function_type(term, len(point))
+    if source is not None and not source.no_check:
+        _, cod = _function_type(term, len(point), env=source.free, closed=True)
+    else:
+        _, cod = _function_type(term, len(point))
     return len(_leaves(cod, "output"))
 
 
@@ -441,10 +509,11 @@ def _rows(term, args):
     """[(p, JacobianRow)] for the requested rows (traces only if --trace asks;
     --jobs N: in N processes)."""
     from .results.jacobian import jacobian_rows
+    m = _output_count(term, args.at, getattr(args, "source", None))
     if getattr(args, "row", None) is not None:
         ps = [args.row]
     else:
-        ps = list(range(_output_count(term, args.at)))
+        ps = list(range(m))
     rows = jacobian_rows(term, args.at, ps, max_steps=args.max_steps,
                          record=bool(getattr(args, "trace", False)),
                          workers=getattr(args, "jobs", None))
@@ -482,32 +551,137 @@ def _agree(a: float, b: float, tol: float) -> bool:
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 
-def _check_lines(term, point, tol: float, max_steps: int,
-                 jobs: Optional[int] = None) -> tuple[list[str], bool]:
-    from .results.jacobian import jacobian_rows
-    from .results.sympy_bridge import sympy_jacobian  # sympy is slow to import
-    m = _output_count(term, point)
-    expected = sympy_jacobian(term, point)
+def _difference_ok(got: Sequence[float], fd: Sequence[float], tol: float) -> bool:
+    """Central differences are accurate to about 1e-6 of the row's scale."""
+    scale = max([1.0, *map(abs, got)])
+    t = max(tol, 1e-6)
+    return len(got) == len(fd) and all(math.isclose(a, b, rel_tol=t, abs_tol=t * scale)
+                                       for a, b in zip(got, fd))
+
+
+def _check_lines(term, point, tol: float, max_steps: int, jobs: Optional[int] = None,
+                 timeout: Optional[float] = None,
+                 source: Optional[Source] = None) -> tuple[list[str], bool, str]:
+    """Rows by reduction against sympy, or — when sympy cannot express the
+    program or runs out of time — the forward-mode oracle and central
+    differences: (lines, all agree, the reference's name)."""
+    from .results import crosscheck as X
+    from .results.jacobian import _function_type, jacobian_rows
+    m = _output_count(term, point, source)
+    dom, cod = _function_type(term, len(point))
+    # sympy works in a child process while the rows are reduced here
+    job = X.SympyJob(term, point, X.SYMPY_TIMEOUT if timeout is None else timeout)
+    try:
+        rows = jacobian_rows(term, point, list(range(m)), max_steps=max_steps, record=False,
+                             workers=jobs)
+    except BaseException:
+        job.cancel()
+        raise
+    expected, why = job.result()
     lines, ok = [], True
-    rows = jacobian_rows(term, point, list(range(m)), max_steps=max_steps, record=False,
-                         workers=jobs)
+    if expected is not None:
+        for p, r in enumerate(rows):
+            s = expected[p]
+            good = len(r.row) == len(s) and all(_agree(a, b, tol) for a, b in zip(r.row, s))
+            ok = ok and good
+            lines.append(f"row {p}: reduction {_fmt_row(r.row)}    ({r.steps} steps)")
+            lines.append(f"       sympy     {_fmt_row(s)}    {'OK' if good else 'MISMATCH'}")
+        return lines, ok, "sympy"
+    try:
+        oracle = X.oracle_rows(term, dom, cod, point)
+        diffs = X.difference_rows(term, dom, cod, point)
+    except (ArithmeticError, ValueError, TypeError) as e:  # e.g. log of a negative
+        raise PullbackCalcError(f"no reference could check this program: {why}, and the "
+                                f"forward-mode oracle failed ({e})") from None
+    except Exception as e:  # the oracle's own errors (OracleError, …)
+        raise PullbackCalcError(f"no reference could check this program: {why}, and the "
+                                f"forward-mode oracle failed ({e})") from None
+    lines.append(f"(not sympy: {why})")
     for p, r in enumerate(rows):
-        s = expected[p]
-        good = len(r.row) == len(s) and all(_agree(a, b, tol) for a, b in zip(r.row, s))
+        good = len(r.row) == len(oracle[p]) and all(
+            _agree(a, b, tol) for a, b in zip(r.row, oracle[p]))
+        near = _difference_ok(r.row, diffs[p], tol)
+        ok = ok and good and near
+        lines.append(f"row {p}: reduction   {_fmt_row(r.row)}    ({r.steps} steps)")
+        lines.append(f"       oracle      {_fmt_row(oracle[p])}    "
+                     f"{'OK' if good else 'MISMATCH'}")
+        lines.append(f"       differences {_fmt_row([round(v, 9) for v in diffs[p]])}    "
+                     f"{'OK' if near else 'MISMATCH'}")
+    return lines, ok, "the forward-mode oracle and central finite differences"
+
+
+def _value_check_lines(term, ty, tol: float, max_steps: int) -> tuple[list[str], bool]:
+    from .results import crosscheck as X
+    try:
+        vc = X.check_value(term, ty, max_steps)
+    except ValueError as e:
+        raise PullbackCalcError(f"cannot check this program: {e}") from None
+    lines, ok = [], True
+    for args, got, want in vc.probes:
+        good = len(got) == len(want) and all(_agree(a, b, tol) for a, b in zip(got, want))
         ok = ok and good
-        lines.append(f"row {p}: reduction {_fmt_row(r.row)}    ({r.steps} steps)")
-        lines.append(f"       sympy     {_fmt_row(s)}    {'OK' if good else 'MISMATCH'}")
+        if args:
+            shown = " ".join(f"({_abbrev_term(a)})" for a in args)
+            lines.append(f"applied to {shown}:")
+        lines.append(f"  reduction {_fmt_row(got)}")
+        lines.append(f"  oracle    {_fmt_row(want)}    {'OK' if good else 'MISMATCH'}")
+    lines.insert(0, f"({vc.steps} reduction steps)")
     return lines, ok
+
+
+def _abbrev_term(t, n: int = 70) -> str:
+    s = pretty(t)
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+def _note(lines: list[str]) -> None:
+    """Notes go to stderr, so that standard output keeps its documented shape."""
+    if lines:
+        sys.stderr.write(f"{PROG}: " + "\n".join(lines) + "\n")
+
+
+def _function_note(term, source: Optional[Source]) -> list[str]:
+    """The function-space note, when some Ω differentiates a function-typed input."""
+    from .results.crosscheck import pullback_domains_note
+    from .typing.check import pullback_domains
+    try:
+        return pullback_domains_note(pullback_domains(term, source.free if source else None))
+    except PullbackCalcError:
+        return []
 
 
 def cmd_check(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
-    lines, ok = _check_lines(term, args.at, args.tol, args.max_steps, args.jobs)
-    lines.insert(0, f"Jacobian at {_fmt_point(args.at)}: reduction vs sympy "
-                    f"(tolerance {args.tol:g})")
-    lines.append("all rows agree" if ok else "MISMATCH: reduction and sympy disagree")
+    given: list = []
+    if source.free:  # an open program is checked with samples for its free variables
+        from .results.crosscheck import bind_free
+        (source.typecheck(term) if args.at is None else
+         _output_count(term, args.at, source))
+        original, (term, given) = term, bind_free(term, source.free)
+    if args.at is None:
+        ty = typecheck(term, source.free, closed=not source.no_check)
+        from .syntax.types import Arrow, real_leaves
+        if isinstance(ty, Arrow) and real_leaves(ty.dom) is not None \
+                and real_leaves(ty.cod) is not None:
+            raise UsageError("this is a function ℝⁿ → ℝᵐ: check its Jacobian at a point with "
+                             "--at X,Y,… (see 'pullback-calc check --help')")
+        lines, ok = _value_check_lines(term, ty, args.tol, args.max_steps)
+        lines.insert(0, f"Value by reduction vs the forward-mode oracle (tolerance "
+                        f"{args.tol:g})")
+    else:
+        lines, ok, ref = _check_lines(term, args.at, args.tol, args.max_steps, args.jobs,
+                                      args.sympy_timeout, source)
+        lines.insert(0, f"Jacobian at {_fmt_point(args.at)}: reduction vs {ref} "
+                        f"(tolerance {args.tol:g})")
+    if given:
+        lines.insert(1, "free variables, for this check: " + ", ".join(
+            f"{n} = {_abbrev_term(v, 50)}" for n, v in given))
+    lines.append("all rows agree" if ok and args.at is not None else
+                 "all values agree" if ok else
+                 "MISMATCH: reduction and the reference disagree")
     out.write("\n".join(lines) + "\n")
+    _note(_function_note(term, source))
     return 0 if ok else 1
 
 
@@ -533,12 +707,13 @@ def cmd_trace(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
     if args.jacobian:
+        _output_count(term, args.at, source)  # closed up to the declarations
         r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
         trace, start, value = r.trace, r.term, r.covector
         title = args.title or (f"Row {args.row or 0} of the Jacobian at "
                                f"{_fmt_point(args.at)}: {_fmt_row(r.row)}")
     else:
-        typecheck(term)
+        source.typecheck(term)
         res = reduce(term, max_steps=args.max_steps)
         trace, start, value = res.trace, term, res.value
         title = args.title or f"Reduction of {source.name}"
@@ -616,8 +791,8 @@ def cmd_demo(args, out) -> int:
         lines.extend(trace_lines([step], u, width))  # the step (and premises, if any)
     lines += ["", f"normal form (the covector): {pretty(r.covector, u)}",
               f"Jacobian at {_fmt_point(DEMO_POINT)}: {_fmt_row(r.row)}", ""]
-    check, ok = _check_lines(term, DEMO_POINT, 1e-9, args.max_steps)
-    lines.append("Cross-check with sympy:")
+    check, ok, ref = _check_lines(term, DEMO_POINT, 1e-9, args.max_steps)
+    lines.append(f"Cross-check with {ref}:")
     lines += ["  " + s for s in check]
     lines.append("  all rows agree" if ok else "  MISMATCH: reduction and sympy disagree")
     out.write("\n".join(lines) + "\n")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
-from ..errors import StepBudgetExceeded
+from ..errors import ReductionError, StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, fresh_scope, is_let)
 from . import gcpause
@@ -258,6 +258,10 @@ class Machine:
             try:
                 label, contractum = R.apply_decision(label, R.RULES[label](t, self), prem,
                                              self.rule_counts)
+            except ReductionError as e:
+                if e.pos is None:  # point the message at the source, as near as known
+                    e.pos = _locate(t, ctx)
+                raise
             except R.Declined:
                 self.steps_taken -= 1
                 self.rule_counts[label] -= 1
@@ -267,6 +271,12 @@ class Machine:
                 continue
             finally:
                 self._premises = outer
+            if contractum.pos is None:
+                # carry the source position on, for run-time error messages (rule
+                # 15's partial derivatives: the function symbol they come from)
+                pos = t.pos if t.pos is not None or label != "15" else _locate(t, None)
+                if pos is not None:
+                    object.__setattr__(contractum, "pos", pos)
             if self.record:
                 trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
             state = ("down", ctx, contractum, None)
@@ -405,6 +415,28 @@ class Machine:
             if kind == "a-root":
                 object.__setattr__(t, "_anf", True)
             return ("down", parent, node, None)
+
+
+def _locate(t: Term, ctx: Optional[Ctx]):
+    """The source position of a redex: its own or a near subterm's, else its
+    nearest enclosing term's that still has one (terms built by rules carry
+    none); only computed for an error."""
+    todo, seen, first = [t], 0, None
+    while todo and seen < 64:
+        u = todo.pop(0)
+        seen += 1
+        if getattr(u, "pos", None) is not None:
+            if isinstance(u, Prim):  # a function symbol, rather than a binder's name
+                return u.pos
+            first = first or u.pos
+        todo.extend(u.children())
+    if first is not None:
+        return first
+    while ctx is not None:
+        if getattr(ctx.node, "pos", None) is not None:
+            return ctx.node.pos
+        ctx = ctx.parent
+    return None
 
 
 def _short(t: Term, n: int = 60) -> str:

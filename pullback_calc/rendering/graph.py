@@ -1106,8 +1106,7 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
 
     Errors are one line on stderr (``pullback-calc: error: …``), never a traceback.
     """
-    from ..cli import PROG, Source, UsageError, _excerpt, _join_values, _where
-    from ..typing import typecheck
+    from ..cli import PROG, Source, UsageError, _excerpt, _join_values, _output_count, _where
 
     def fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
         sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
@@ -1142,11 +1141,13 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
         common = dict(unicode=unicode, label_width=max(args.label_width, 12))
         if args.detail is not None:
             common["detail"] = args.detail
+        if jac:
+            _output_count(term, args.at, source)  # closed up to the declarations
         if args.full:
             if jac:
                 start = jacobian_term(term, args.at, args.row or 0)
             else:
-                typecheck(term)
+                source.typecheck(term)
                 start = term
             g = full_graph(start, node_budget=args.budget,
                            cbv_max_steps=min(args.max_steps, 100_000), **common)
@@ -1156,7 +1157,7 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
                 result = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
             else:
                 from ..results.jacobian import reduce
-                typecheck(term)
+                source.typecheck(term)
                 result = reduce(term, max_steps=args.max_steps)
                 result.term = term
             g = strategy_graph(result, premises=not args.no_premises,

@@ -74,15 +74,17 @@ def _pattern_domain(pat: Term, n: int) -> Type:
     return rn(n)
 
 
-def _function_type(f: Term, n: int) -> tuple[Type, Type]:
+def _function_type(f: Term, n: int, env: Optional[dict] = None,
+                   closed: bool = False) -> tuple[Type, Type]:
     """(domain, codomain) of f, checked against the domain the point gives,
-    so that projections of an unannotated ``λy.S`` can be typed."""
+    so that projections of an unannotated ``λy.S`` can be typed (``env``,
+    ``closed``: as for ``typing.check``)."""
     from ..typing.check import check
     from ..syntax.types import TVar
     expected: Type = TVar.new()
     if isinstance(f, Lam) and f.ann is None and is_pattern(f.pat):
         expected = Arrow(_pattern_domain(f.pat, n), TVar.new())
-    ty = check(f, expected)
+    ty = check(f, expected, env, closed)
     if isinstance(ty, DualT):
         raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
     if not isinstance(ty, Arrow):
@@ -93,8 +95,9 @@ def _function_type(f: Term, n: int) -> tuple[Type, Type]:
 def _leaves(t: Type, what: str) -> list:
     paths = real_leaves(t)
     if paths is None:
-        raise JacobianError(f"the {what} type {t} is not ℝⁿ (built from ℝ by products); "
-                            f"use reduce() and apply the covector to a tangent instead")
+        raise JacobianError(f"the {what} type {t} is not ℝⁿ (built from ℝ by products), so "
+                            f"there is no Jacobian matrix; reduce the pullback Ω(f) ω V "
+                            f"instead and apply the covector to a tangent")
     return paths
 
 

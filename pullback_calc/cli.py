@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import DEFAULT_MAX_STEPS, PullbackCalcError, jacobian_row, parse, pretty, reduce, typecheck
+from . import (DEFAULT_MAX_STEPS, PullbackCalcError, StepBudgetExceeded, jacobian_row, parse,
+               pretty, reduce, typecheck)
 from .rendering.text import trace_lines
 from .syntax.printer import show_num
 
@@ -269,6 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-trace", action="store_true", help="print only the normal form")
     p.add_argument("--json", action="store_true",
                    help="print {normal_form, steps, trace} as JSON (terms in full)")
+    p.add_argument("--depth", type=_count, default=None, metavar="N",
+                   help="stop after N steps and show the state reached: the term, the next "
+                        "redex marked in its context, and the rule that would fire")
     p.set_defaults(run=cmd_reduce)
 
     p = sub.add_parser("jacobian", help="the Jacobian of f : ℝⁿ → ℝᵐ at a point, by reduction",
@@ -353,6 +357,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --jacobian: the row (counting from 0; default 0)")
     _max_steps(p)
     p.set_defaults(run=cmd_trace)
+
+    p = sub.add_parser("step", help="an interactive terminal stepper over a reduction",
+                       allow_abbrev=False,
+                       description="Reduce a term (or, with --at, one row of its Jacobian) and "
+                                   "step through the trace: next, back, goto N, run RULE, "
+                                   "premise, context, term, latex, help, quit. Commands are "
+                                   "read from standard input, one a line.")
+    _source_args(p)
+    p.add_argument("--at", type=parse_point, metavar="POINT",
+                   help="step through row --row of the Jacobian at POINT instead")
+    p.add_argument("--row", type=_row, default=None, metavar="P",
+                   help="with --at: the row (counting from 0; default 0)")
+    p.add_argument("--ascii", action="store_true", help="ASCII spellings only")
+    p.add_argument("--width", type=_width, default=100, metavar="N",
+                   help="abbreviate terms to fit N columns (0: in full; default 100)")
+    _max_steps(p)
+    p.set_defaults(run=cmd_step)
 
     sub.add_parser("graph", help="reduction graphs with graphviz (see: pullback-calc graph --help)",
                    add_help=False)
@@ -468,21 +489,56 @@ def _json_steps(steps, unicode: bool) -> list:
     return top
 
 
+def state_lines(term, nxt, unicode: bool = True, width: Optional[int] = 100) -> list[str]:
+    """The state a reduction stopped in: the term reached, and the next redex
+    marked ⟪ ⟫ in its context with the rule that would fire."""
+    from .rendering.text import abbreviate, context_around
+    ob, cb = ("⟪", "⟫") if unicode else ("<<", ">>")
+    left, right, more = context_around(nxt, unicode, frames=4, sibling=24)
+    room = None if width is None else max(width - 8, 40)
+    red = abbreviate(nxt.redex, unicode, None if room is None else max(room // 2, 20))
+    dots = "… " if more else ""
+    return [f"term: {pretty(term, unicode) if width is None else abbreviate(term, unicode, room)}",
+            f"next: step {nxt.index}, rule [{nxt.rule}] ({nxt.phase}) on the redex marked "
+            f"{ob} {cb}:",
+            f"    {dots}{left}{ob}{red}{cb}{right}"]
+
+
 def cmd_reduce(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
     source.typecheck(term)
     want_trace = args.json or not args.no_trace
-    result = reduce(term, max_steps=args.max_steps, record=want_trace)
     u = not args.ascii
+    try:
+        result = reduce(term, max_steps=args.max_steps, record=want_trace,
+                        stop_after=args.depth)
+    except StepBudgetExceeded as e:  # offer the state reached
+        if getattr(e, "next_step", None) is not None and not args.json:
+            lines = [f"state after {e.next_step.index} steps (the step budget ran out):",
+                     *state_lines(e.term, e.next_step, u, args.width),
+                     f"(to see the trace up to here: --depth {e.next_step.index})"]
+            out.write("\n".join(lines) + "\n")
+        raise
     if args.json:
-        json.dump({"normal_form": pretty(result.value, u), "steps": result.steps,
-                   "trace": [] if args.no_trace else _json_steps(result.trace, u)},
-                  out, ensure_ascii=not u, indent=2)
+        doc = {"normal_form": None if result.stopped else pretty(result.value, u),
+               "steps": result.steps,
+               "trace": [] if args.no_trace else _json_steps(result.trace, u)}
+        if result.stopped:
+            doc["stopped_at"] = {"term": pretty(result.value, u),
+                                 "rule": result.next_step.rule,
+                                 "redex": pretty(result.next_step.redex, u),
+                                 "path": [list(f) for f in result.next_step.path()]}
+        json.dump(doc, out, ensure_ascii=not u, indent=2)
         out.write("\n")
         return 0
     lines = [] if args.no_trace else trace_lines(result.trace, u, args.width)
-    lines.append(f"normal form: {pretty(result.value, u)}")
+    if result.stopped:
+        lines.append(f"state after {len(result.trace) if want_trace else args.depth} steps "
+                     f"(not a normal form; --depth {args.depth}):")
+        lines += state_lines(result.value, result.next_step, u, args.width)
+    else:
+        lines.append(f"normal form: {pretty(result.value, u)}")
     top = len(result.trace)
     lines.append(f"steps: {result.steps}" if args.no_trace or top == result.steps else
                  f"steps: {result.steps} ({top} in the main derivation, "
@@ -749,6 +805,29 @@ def cmd_trace(args, out) -> int:
     else:
         out.write(text)
     return 0
+
+
+# ---- step ------------------------------------------------------------------------------
+
+def cmd_step(args, out) -> int:
+    from .stepper import run_stepper
+    source = args.source = Source(args)
+    term = source.term()
+    if args.at is not None:
+        _output_count(term, args.at, source)
+        r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
+        trace, start, value = r.trace, r.term, r.covector
+    else:
+        if args.row is not None:
+            raise UsageError("--row needs --at (see 'pullback-calc step --help')")
+        source.typecheck(term)
+        if source.name == "<stdin>":
+            raise UsageError("the stepper reads its commands from standard input: give the "
+                             "term as FILE or -e TEXT")
+        res = reduce(term, max_steps=args.max_steps)
+        trace, start, value = res.trace, term, res.value
+    return run_stepper(trace, start, value, unicode=not args.ascii, width=args.width,
+                       out=out)
 
 
 # ---- demo ------------------------------------------------------------------------------

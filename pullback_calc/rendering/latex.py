@@ -32,7 +32,8 @@ from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, 
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
 from .text import PHASES, select_steps, walk
 
-__all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape"]
+__all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
+           "context_to_latex"]
 
 _GREEK = {
     "alpha": r"\alpha", "beta": r"\beta", "gamma": r"\gamma", "delta": r"\delta",
@@ -286,6 +287,36 @@ def _prologue() -> list[str]:
         "\\begingroup",
         "\\raggedright\\small\\hbadness=10000\\hfuzz=1pt\\parskip=1pt plus 1pt",
     ]
+
+
+_TEX_SPECIAL = {"{": r"\{", "}": r"\}", "_": r"\_", "^": r"\hat{}", "&": r"\&", "%": r"\%",
+                "#": r"\#", "$": r"\$", "\\": r"\backslash ", "~": r"\sim ", " ": r"\ "}
+
+
+def _text_math(s: str) -> str:
+    """Printed (Unicode) term text as math-mode ASCII TeX, character by character,
+    spaces kept (for context excerpts, which are text cut at token boundaries)."""
+    return "".join(_TEX_SPECIAL.get(c, c) if c.isascii() else _char(c, True) for c in s)
+
+
+def context_to_latex(step, max_term: Optional[int] = 60, frames: int = 3,
+                     sibling: int = 16) -> str:
+    """The redex in (the innermost frames of) its evaluation context, in math
+    mode, the redex boxed: ``\\dots \\langle V, \\fbox{$redex$}, P\\rangle``."""
+    from .text import context_around
+    left, right, more = context_around(step, True, frames, sibling)
+    redex = term_to_latex(step.redex, max_term)
+    return ((r"\dots\ " if more else "") + _text_math(left) + r"\fbox{$" + redex + "$}"
+            + _text_math(right))
+
+
+def step_to_latex(step, max_term: Optional[int] = 60) -> str:
+    """One step for a paper: the redex boxed in its context, then the contractum
+    (a fragment of plain LaTeX: no package needed)."""
+    return (f"% step {step.index}, rule ({step.rule}), {step.phase} phase\n"
+            f"${context_to_latex(step, max_term)}$\\\\\n"
+            f"\\hspace*{{1em}}$\\longrightarrow_{{({tex_escape(step.rule)})}}\\; "
+            f"{term_to_latex(step.contractum, max_term)}$")
 
 
 def _step_line(step, depth: int, max_term: Optional[int]) -> str:

@@ -469,24 +469,15 @@ def _json_num(v: float):
 
 # ---- reduce -------------------------------------------------------------------------------
 
-def _json_steps(steps, unicode: bool) -> list:
-    """Trace steps as JSON-ready dicts, premises nested (an explicit stack)."""
-    top: list = []
-    stack = [(steps, top)]
-    while stack:
-        items, out = stack.pop()
-        for s in items:
-            prem: list = []
-            out.append({"index": s.index, "rule": s.rule, "phase": s.phase,
-                        "redex": pretty(s.redex, unicode),
-                        "contractum": pretty(s.contractum, unicode), "premises": prem})
-            for d in s.premises:
-                sub: list = []
-                prem.append({"rule": d.rule, "start": pretty(d.start, unicode),
-                             "result": None if d.result is None else pretty(d.result, unicode),
-                             "steps": sub})
-                stack.append((d.steps, sub))
-    return top
+def _json_trace(trace, term, value, unicode: bool, steps: int) -> dict:
+    """A trace in the one JSON schema every command uses
+    (``rendering.json_trace.TRACE_SCHEMA``), terms in full."""
+    from .rendering.json_trace import trace_to_dict
+    doc = trace_to_dict(trace, term=term, value=value,
+                        spelling="unicode" if unicode else "ascii", max_term=None,
+                        paths="none")
+    doc["steps"] = steps  # also when the trace was not recorded (--no-trace)
+    return doc
 
 
 def state_lines(term, nxt, unicode: bool = True, width: Optional[int] = 100) -> list[str]:
@@ -521,14 +512,14 @@ def cmd_reduce(args, out) -> int:
             out.write("\n".join(lines) + "\n")
         raise
     if args.json:
-        doc = {"normal_form": None if result.stopped else pretty(result.value, u),
-               "steps": result.steps,
-               "trace": [] if args.no_trace else _json_steps(result.trace, u)}
+        doc = _json_trace([] if args.no_trace else result.trace, term,
+                          None if result.stopped else result.value, u, result.steps)
         if result.stopped:
-            doc["stopped_at"] = {"term": pretty(result.value, u),
-                                 "rule": result.next_step.rule,
-                                 "redex": pretty(result.next_step.redex, u),
-                                 "path": [list(f) for f in result.next_step.path()]}
+            nxt = result.next_step
+            doc["state"] = pretty(result.value, u)
+            doc["next"] = {"index": nxt.index, "rule": nxt.rule,
+                           "redex": pretty(nxt.redex, u),
+                           "path": [list(f) for f in nxt.path()]}
         json.dump(doc, out, ensure_ascii=not u, indent=2)
         out.write("\n")
         return 0
@@ -588,7 +579,8 @@ def cmd_jacobian(args, out) -> int:
         if args.row is not None:
             doc["row_index"] = args.row
         if args.trace:
-            doc["traces"] = [_json_steps(r.trace, u) for _, r in rows]
+            doc["traces"] = [_json_trace(r.trace, r.term, r.covector, u, r.steps)
+                             for _, r in rows]
         json.dump(doc, out, ensure_ascii=not u)
         out.write("\n")
         return 0

@@ -73,9 +73,13 @@ def test_reduce_depth_shows_the_state_at_step_20(capsys):
     assert "normal form:" not in out and lines[-1] == "steps: 20"
     code, out, _ = run(capsys, "reduce", str(CHURCH), "--depth", "20", "--json")
     import json
+
+    import jsonschema
+    from pullback_calc.rendering.json_trace import TRACE_SCHEMA
     doc = json.loads(out)
-    assert doc["normal_form"] is None and len(doc["trace"]) == 20
-    assert doc["stopped_at"]["rule"] == "1" and doc["stopped_at"]["redex"] == "let acc = 5 in 1 + acc"
+    jsonschema.validate(doc, TRACE_SCHEMA)
+    assert "value" not in doc and len(doc["trace"]) == 20 and doc["state"]
+    assert doc["next"]["rule"] == "1" and doc["next"]["redex"] == "let acc = 5 in 1 + acc"
 
 
 def test_reduce_budget_shows_the_state(capsys):

@@ -32,8 +32,8 @@ from .syntax.printer import show_num
 PROG = "pullback-calc"
 
 # The bundled running example (Example 3.1); examples/running_example.pb is a
-# byte-for-byte copy (tests/test_examples.py checks), since examples/ is not
-# part of the installed package.
+# byte-for-byte copy (tests/test_examples.py checks), so that the demo needs
+# no file at all.
 DEMO_POINT = (1.5, 2.0)
 DEMO_SOURCE = """\
 # The running example of Mak & Ong (Example 3.1):
@@ -253,6 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
                      description="Mak & Ong's differential-form pullback calculus, by reduction.",
                      epilog="Terms use Unicode or ASCII spellings (λ or \\, ⟨⟩ or <>, Ω or "
                             "pullback, …); '#' starts a comment.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 

@@ -343,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "default 100)")
     p.add_argument("--max-term", type=_max_term, default=None, metavar="N",
                    help="json/html/latex: abbreviate terms to about N characters (0: in full; "
-                        "default 400 for json, 160 for html, in full for latex)")
+                        "default 400 for json, 160 for html, 200 for latex)")
     p.add_argument("--no-premises", action="store_true", help="leave premises out")
     p.add_argument("--fragment", action="store_true",
                    help="latex: a fragment to paste into a document (default: a whole "
@@ -779,7 +779,7 @@ def cmd_trace(args, out) -> int:
     elif fmt == "latex":
         from .rendering.latex import trace_to_latex
         text = trace_to_latex(trace, standalone=not args.fragment, title=title, term=start,
-                              value=value, max_term=limit or None,
+                              value=value, max_term=200 if limit is None else (limit or None),
                               premises=not args.no_premises, **chosen)
     elif fmt == "json":
         from .rendering.json_trace import trace_to_json

@@ -7,6 +7,8 @@ The pipeline, one folder per stage:
     reduction/   the numbered rules and the call-by-value stepper
     results/     normal forms, Jacobian rows, the sympy bridge
 """
+__version__ = "0.1.0"
+
 from .errors import (JacobianError, ParseError, PullbackCalcError, PullbackTypeError,
                      ReductionError, StepBudgetExceeded)
 from .reduction.machine import DEFAULT_MAX_STEPS
@@ -33,6 +35,18 @@ def __getattr__(name):
     raise AttributeError(f"module 'pullback_calc' has no attribute {name!r}")
 
 
+def examples_dir():
+    """The folder of the bundled examples (``*.pb``): inside the installed
+    package (a wheel ships them as ``pullback_calc/examples``), else the
+    repository's ``examples/`` (a checkout, an editable install)."""
+    from pathlib import Path
+    here = Path(__file__).resolve().parent
+    for d in (here / "examples", here.parent / "examples"):
+        if d.is_dir() and any(d.glob("*.pb")):
+            return d
+    return here / "examples"
+
+
 def from_sympy(exprs, symbols):
     """The λ-term of ℝⁿ → ℝᵐ for sympy expressions, sharing common subexpressions."""
     from .results.sympy_bridge import from_sympy as _from_sympy
@@ -45,7 +59,7 @@ def to_sympy(f, symbols=None, n=None):
     return _to_sympy(f, symbols=symbols, n=n)
 
 
-__all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
+__all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
            "jacobian",
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",

@@ -27,15 +27,16 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import DEFAULT_MAX_STEPS, PullbackCalcError, jacobian_row, parse, pretty, reduce, typecheck
+from . import (DEFAULT_MAX_STEPS, PullbackCalcError, StepBudgetExceeded, jacobian_row, parse,
+               pretty, reduce, typecheck)
 from .rendering.text import trace_lines
 from .syntax.printer import show_num
 
 PROG = "pullback-calc"
 
 # The bundled running example (Example 3.1); examples/running_example.pb is a
-# byte-for-byte copy (tests/test_examples.py checks), since examples/ is not
-# part of the installed package.
+# byte-for-byte copy (tests/test_examples.py checks), so that the demo needs
+# no file at all.
 DEMO_POINT = (1.5, 2.0)
 DEMO_SOURCE = """\
 # The running example of Mak & Ong (Example 3.1):
@@ -161,6 +162,16 @@ def _rules(text: str) -> frozenset:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (v > 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {v}")
+    return v
+
+
 def _tolerance(text: str) -> float:
     try:
         v = float(text)
@@ -200,11 +211,33 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
+def _free_decl(text: str) -> list:
+    """``'h : R -> R'`` or ``'a, b : R'`` → [(name, type)]."""
+    from .syntax.parser import parse_type
+    names, colon, ty = text.partition(":")
+    names = [n.strip() for n in names.split(",")]
+    if not colon or not all(re.fullmatch(r"[^\W\d]\w*'*", n) for n in names):
+        raise argparse.ArgumentTypeError(f"expected NAME : TYPE, e.g. 'h : R -> R', "
+                                         f"got {text!r}")
+    try:
+        t = parse_type(ty)
+    except PullbackCalcError as e:
+        raise argparse.ArgumentTypeError(f"in --free {text!r}: {e.message}") from None
+    return [(n, t) for n in names]
+
+
 def _source_args(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("file", nargs="?", metavar="FILE",
                      help="a file holding one term ('-': standard input)")
     src.add_argument("-e", "--expr", metavar="TEXT", help="the term itself, on the command line")
+    p.add_argument("--free", type=_free_decl, action="append", default=[],
+                   metavar="'NAME : TYPE'",
+                   help="declare a free variable with its type, e.g. --free 'h : R -> R' "
+                        "(as `free h : ℝ → ℝ` before the term does); repeatable")
+    p.add_argument("--no-check", action="store_true",
+                   help="do not type-check first (undeclared free variables are then "
+                        "allowed)")
 
 
 def _max_steps(p: argparse.ArgumentParser) -> None:
@@ -223,6 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
                      description="Mak & Ong's differential-form pullback calculus, by reduction.",
                      epilog="Terms use Unicode or ASCII spellings (λ or \\, ⟨⟩ or <>, Ω or "
                             "pullback, …); '#' starts a comment.")
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
@@ -240,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-trace", action="store_true", help="print only the normal form")
     p.add_argument("--json", action="store_true",
                    help="print {normal_form, steps, trace} as JSON (terms in full)")
+    p.add_argument("--depth", type=_count, default=None, metavar="N",
+                   help="stop after N steps and show the state reached: the term, the next "
+                        "redex marked in its context, and the rule that would fire")
     p.set_defaults(run=cmd_reduce)
 
     p = sub.add_parser("jacobian", help="the Jacobian of f : ℝⁿ → ℝᵐ at a point, by reduction",
@@ -261,15 +299,24 @@ def build_parser() -> argparse.ArgumentParser:
     _unknown(p)
     p.set_defaults(run=cmd_jacobian)
 
-    p = sub.add_parser("check", help="cross-check the Jacobian by reduction against sympy",
+    p = sub.add_parser("check", help="cross-check a reduction against an independent reference",
                        allow_abbrev=False,
-                       description="Compute every row by reduction and by sympy; exit status 0 "
-                                   "if they agree, 1 if not.")
+                       description="With --at: compute every row of the Jacobian by reduction "
+                                   "and by sympy — or, where sympy cannot express the program "
+                                   "(helpers outside the λ, nested pullbacks, function-typed "
+                                   "data) or takes longer than --sympy-timeout, by the "
+                                   "forward-mode oracle and central finite differences. "
+                                   "Without --at: reduce a closed term and compare its value "
+                                   "with the forward-mode oracle's (a function or covector is "
+                                   "applied to sample arguments first). Says which reference "
+                                   "was used; exit status 0 if they agree, 1 if not.")
     _source_args(p)
-    p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
-                   help="the point, e.g. 1.5,2")
+    p.add_argument("--at", type=parse_point, default=None, metavar="POINT",
+                   help="the point, e.g. 1.5,2 (for a function ℝⁿ → ℝᵐ)")
     p.add_argument("--tol", type=_tolerance, default=1e-9, metavar="T",
                    help="relative and absolute tolerance (default 1e-9)")
+    p.add_argument("--sympy-timeout", type=_seconds, default=None, metavar="S",
+                   help="give sympy at most S seconds, then use the oracle (default 10)")
     _max_steps(p)
     _jobs(p)
     p.set_defaults(run=cmd_check)
@@ -301,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "default 100)")
     p.add_argument("--max-term", type=_max_term, default=None, metavar="N",
                    help="json/html/latex: abbreviate terms to about N characters (0: in full; "
-                        "default 400 for json, 160 for html, in full for latex)")
+                        "default 400 for json, 160 for html, 200 for latex)")
     p.add_argument("--no-premises", action="store_true", help="leave premises out")
     p.add_argument("--fragment", action="store_true",
                    help="latex: a fragment to paste into a document (default: a whole "
@@ -317,6 +364,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --jacobian: the row (counting from 0; default 0)")
     _max_steps(p)
     p.set_defaults(run=cmd_trace)
+
+    p = sub.add_parser("step", help="an interactive terminal stepper over a reduction",
+                       allow_abbrev=False,
+                       description="Reduce a term (or, with --at, one row of its Jacobian) and "
+                                   "step through the trace: next, back, goto N, run RULE, "
+                                   "premise, context, term, latex, help, quit. Commands are "
+                                   "read from standard input, one a line.")
+    _source_args(p)
+    p.add_argument("--at", type=parse_point, metavar="POINT",
+                   help="step through row --row of the Jacobian at POINT instead")
+    p.add_argument("--row", type=_row, default=None, metavar="P",
+                   help="with --at: the row (counting from 0; default 0)")
+    p.add_argument("--ascii", action="store_true", help="ASCII spellings only")
+    p.add_argument("--width", type=_width, default=100, metavar="N",
+                   help="abbreviate terms to fit N columns (0: in full; default 100)")
+    _max_steps(p)
+    p.set_defaults(run=cmd_step)
 
     sub.add_parser("graph", help="reduction graphs with graphviz (see: pullback-calc graph --help)",
                    add_help=False)
@@ -354,8 +418,30 @@ class Source:
                 raise PullbackCalcError(f"{args.file}: not UTF-8 text ({e.reason} at byte "
                                         f"{e.start})") from None
 
+        self.program = None
+        self.declared: dict = {}
+        for group in getattr(args, "free", None) or ():
+            self.declared.update(group)
+        self.no_check = bool(getattr(args, "no_check", False))
+
     def term(self):
-        return parse(self.text)
+        from .syntax.parser import parse_program
+        self.program = parse_program(self.text)
+        return self.program.term
+
+    @property
+    def free(self) -> dict:
+        """The declared free variables: the file's ``free`` lines, then --free."""
+        out = dict(self.program.free) if self.program is not None else {}
+        out.update(self.declared)
+        return out
+
+    def typecheck(self, term):
+        """Type-check ``term`` as a closed term up to the declared free variables
+        (an undeclared one is an error with a did-you-mean); --no-check skips it."""
+        if self.no_check:
+            return None
+        return typecheck(term, self.free, closed=True)
 
 
 def _where(source: Optional[Source], pos) -> str:
@@ -396,55 +482,86 @@ def _json_num(v: float):
 
 # ---- reduce -------------------------------------------------------------------------------
 
-def _json_steps(steps, unicode: bool) -> list:
-    """Trace steps as JSON-ready dicts, premises nested (an explicit stack)."""
-    top: list = []
-    stack = [(steps, top)]
-    while stack:
-        items, out = stack.pop()
-        for s in items:
-            prem: list = []
-            out.append({"index": s.index, "rule": s.rule, "phase": s.phase,
-                        "redex": pretty(s.redex, unicode),
-                        "contractum": pretty(s.contractum, unicode), "premises": prem})
-            for d in s.premises:
-                sub: list = []
-                prem.append({"rule": d.rule, "start": pretty(d.start, unicode),
-                             "result": None if d.result is None else pretty(d.result, unicode),
-                             "steps": sub})
-                stack.append((d.steps, sub))
-    return top
+def _json_trace(trace, term, value, unicode: bool, steps: int) -> dict:
+    """A trace in the one JSON schema every command uses
+    (``rendering.json_trace.TRACE_SCHEMA``), terms in full."""
+    from .rendering.json_trace import trace_to_dict
+    doc = trace_to_dict(trace, term=term, value=value,
+                        spelling="unicode" if unicode else "ascii", max_term=None,
+                        paths="none")
+    doc["steps"] = steps  # also when the trace was not recorded (--no-trace)
+    return doc
+
+
+def state_lines(term, nxt, unicode: bool = True, width: Optional[int] = 100) -> list[str]:
+    """The state a reduction stopped in: the term reached, and the next redex
+    marked ⟪ ⟫ in its context with the rule that would fire."""
+    from .rendering.text import abbreviate, context_around
+    ob, cb = ("⟪", "⟫") if unicode else ("<<", ">>")
+    left, right, more = context_around(nxt, unicode, frames=4, sibling=24)
+    room = None if width is None else max(width - 8, 40)
+    red = abbreviate(nxt.redex, unicode, None if room is None else max(room // 2, 20))
+    dots = "… " if more else ""
+    return [f"term: {pretty(term, unicode) if width is None else abbreviate(term, unicode, room)}",
+            f"next: step {nxt.index}, rule [{nxt.rule}] ({nxt.phase}) on the redex marked "
+            f"{ob} {cb}:",
+            f"    {dots}{left}{ob}{red}{cb}{right}"]
 
 
 def cmd_reduce(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
-    typecheck(term)
+    source.typecheck(term)
     want_trace = args.json or not args.no_trace
-    result = reduce(term, max_steps=args.max_steps, record=want_trace)
     u = not args.ascii
+    try:
+        result = reduce(term, max_steps=args.max_steps, record=want_trace,
+                        stop_after=args.depth)
+    except StepBudgetExceeded as e:  # offer the state reached
+        if getattr(e, "next_step", None) is not None and not args.json:
+            lines = [f"state after {e.next_step.index} steps (the step budget ran out):",
+                     *state_lines(e.term, e.next_step, u, args.width),
+                     f"(to see the trace up to here: --depth {e.next_step.index})"]
+            out.write("\n".join(lines) + "\n")
+        raise
     if args.json:
-        json.dump({"normal_form": pretty(result.value, u), "steps": result.steps,
-                   "trace": [] if args.no_trace else _json_steps(result.trace, u)},
-                  out, ensure_ascii=not u, indent=2)
+        doc = _json_trace([] if args.no_trace else result.trace, term,
+                          None if result.stopped else result.value, u, result.steps)
+        if result.stopped:
+            nxt = result.next_step
+            doc["state"] = pretty(result.value, u)
+            doc["next"] = {"index": nxt.index, "rule": nxt.rule,
+                           "redex": pretty(nxt.redex, u),
+                           "path": [list(f) for f in nxt.path()]}
+        json.dump(doc, out, ensure_ascii=not u, indent=2)
         out.write("\n")
         return 0
     lines = [] if args.no_trace else trace_lines(result.trace, u, args.width)
-    lines.append(f"normal form: {pretty(result.value, u)}")
+    if result.stopped:
+        lines.append(f"state after {len(result.trace) if want_trace else args.depth} steps "
+                     f"(not a normal form; --depth {args.depth}):")
+        lines += state_lines(result.value, result.next_step, u, args.width)
+    else:
+        lines.append(f"normal form: {pretty(result.value, u)}")
     top = len(result.trace)
     lines.append(f"steps: {result.steps}" if args.no_trace or top == result.steps else
                  f"steps: {result.steps} ({top} in the main derivation, "
                  f"{result.steps - top} in premises)")
+    _note(_function_note(term, source))
     out.write("\n".join(lines) + "\n")
     return 0
 
 
 # ---- jacobian / check -------------------------------------------------------------------
 
-def _output_count(term, point) -> int:
-    """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension)."""
+def _output_count(term, point, source: Optional[Source] = None) -> int:
+    """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension, as a
+    closed term up to the source's declared free variables)."""
     from .results.jacobian import _function_type, _leaves
-    _, cod = _function_type(term, len(point))
+    if source is not None and not source.no_check:
+        _, cod = _function_type(term, len(point), env=source.free, closed=True)
+    else:
+        _, cod = _function_type(term, len(point))
     return len(_leaves(cod, "output"))
 
 
@@ -452,10 +569,11 @@ def _rows(term, args):
     """[(p, JacobianRow)] for the requested rows (traces only if --trace asks;
     --jobs N: in N processes)."""
     from .results.jacobian import jacobian_rows
+    m = _output_count(term, args.at, getattr(args, "source", None))
     if getattr(args, "row", None) is not None:
         ps = [args.row]
     else:
-        ps = list(range(_output_count(term, args.at)))
+        ps = list(range(m))
     rows = jacobian_rows(term, args.at, ps, max_steps=args.max_steps,
                          record=bool(getattr(args, "trace", False)),
                          workers=getattr(args, "jobs", None),
@@ -475,7 +593,8 @@ def cmd_jacobian(args, out) -> int:
         if args.row is not None:
             doc["row_index"] = args.row
         if args.trace:
-            doc["traces"] = [_json_steps(r.trace, u) for _, r in rows]
+            doc["traces"] = [_json_trace(r.trace, r.term, r.covector, u, r.steps)
+                             for _, r in rows]
         json.dump(doc, out, ensure_ascii=not u)
         out.write("\n")
         return 0
@@ -494,32 +613,137 @@ def _agree(a: float, b: float, tol: float) -> bool:
     return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
 
 
-def _check_lines(term, point, tol: float, max_steps: int,
-                 jobs: Optional[int] = None) -> tuple[list[str], bool]:
-    from .results.jacobian import jacobian_rows
-    from .results.sympy_bridge import sympy_jacobian  # sympy is slow to import
-    m = _output_count(term, point)
-    expected = sympy_jacobian(term, point)
+def _difference_ok(got: Sequence[float], fd: Sequence[float], tol: float) -> bool:
+    """Central differences are accurate to about 1e-6 of the row's scale."""
+    scale = max([1.0, *map(abs, got)])
+    t = max(tol, 1e-6)
+    return len(got) == len(fd) and all(math.isclose(a, b, rel_tol=t, abs_tol=t * scale)
+                                       for a, b in zip(got, fd))
+
+
+def _check_lines(term, point, tol: float, max_steps: int, jobs: Optional[int] = None,
+                 timeout: Optional[float] = None,
+                 source: Optional[Source] = None) -> tuple[list[str], bool, str]:
+    """Rows by reduction against sympy, or — when sympy cannot express the
+    program or runs out of time — the forward-mode oracle and central
+    differences: (lines, all agree, the reference's name)."""
+    from .results import crosscheck as X
+    from .results.jacobian import _function_type, jacobian_rows
+    m = _output_count(term, point, source)
+    dom, cod = _function_type(term, len(point))
+    # sympy works in a child process while the rows are reduced here
+    job = X.SympyJob(term, point, X.SYMPY_TIMEOUT if timeout is None else timeout)
+    try:
+        rows = jacobian_rows(term, point, list(range(m)), max_steps=max_steps, record=False,
+                             workers=jobs)
+    except BaseException:
+        job.cancel()
+        raise
+    expected, why = job.result()
     lines, ok = [], True
-    rows = jacobian_rows(term, point, list(range(m)), max_steps=max_steps, record=False,
-                         workers=jobs)
+    if expected is not None:
+        for p, r in enumerate(rows):
+            s = expected[p]
+            good = len(r.row) == len(s) and all(_agree(a, b, tol) for a, b in zip(r.row, s))
+            ok = ok and good
+            lines.append(f"row {p}: reduction {_fmt_row(r.row)}    ({r.steps} steps)")
+            lines.append(f"       sympy     {_fmt_row(s)}    {'OK' if good else 'MISMATCH'}")
+        return lines, ok, "sympy"
+    try:
+        oracle = X.oracle_rows(term, dom, cod, point)
+        diffs = X.difference_rows(term, dom, cod, point)
+    except (ArithmeticError, ValueError, TypeError) as e:  # e.g. log of a negative
+        raise PullbackCalcError(f"no reference could check this program: {why}, and the "
+                                f"forward-mode oracle failed ({e})") from None
+    except Exception as e:  # the oracle's own errors (OracleError, …)
+        raise PullbackCalcError(f"no reference could check this program: {why}, and the "
+                                f"forward-mode oracle failed ({e})") from None
+    lines.append(f"(not sympy: {why})")
     for p, r in enumerate(rows):
-        s = expected[p]
-        good = len(r.row) == len(s) and all(_agree(a, b, tol) for a, b in zip(r.row, s))
+        good = len(r.row) == len(oracle[p]) and all(
+            _agree(a, b, tol) for a, b in zip(r.row, oracle[p]))
+        near = _difference_ok(r.row, diffs[p], tol)
+        ok = ok and good and near
+        lines.append(f"row {p}: reduction   {_fmt_row(r.row)}    ({r.steps} steps)")
+        lines.append(f"       oracle      {_fmt_row(oracle[p])}    "
+                     f"{'OK' if good else 'MISMATCH'}")
+        lines.append(f"       differences {_fmt_row([round(v, 9) for v in diffs[p]])}    "
+                     f"{'OK' if near else 'MISMATCH'}")
+    return lines, ok, "the forward-mode oracle and central finite differences"
+
+
+def _value_check_lines(term, ty, tol: float, max_steps: int) -> tuple[list[str], bool]:
+    from .results import crosscheck as X
+    try:
+        vc = X.check_value(term, ty, max_steps)
+    except ValueError as e:
+        raise PullbackCalcError(f"cannot check this program: {e}") from None
+    lines, ok = [], True
+    for args, got, want in vc.probes:
+        good = len(got) == len(want) and all(_agree(a, b, tol) for a, b in zip(got, want))
         ok = ok and good
-        lines.append(f"row {p}: reduction {_fmt_row(r.row)}    ({r.steps} steps)")
-        lines.append(f"       sympy     {_fmt_row(s)}    {'OK' if good else 'MISMATCH'}")
+        if args:
+            shown = " ".join(f"({_abbrev_term(a)})" for a in args)
+            lines.append(f"applied to {shown}:")
+        lines.append(f"  reduction {_fmt_row(got)}")
+        lines.append(f"  oracle    {_fmt_row(want)}    {'OK' if good else 'MISMATCH'}")
+    lines.insert(0, f"({vc.steps} reduction steps)")
     return lines, ok
+
+
+def _abbrev_term(t, n: int = 70) -> str:
+    s = pretty(t)
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+def _note(lines: list[str]) -> None:
+    """Notes go to stderr, so that standard output keeps its documented shape."""
+    if lines:
+        sys.stderr.write(f"{PROG}: " + "\n".join(lines) + "\n")
+
+
+def _function_note(term, source: Optional[Source]) -> list[str]:
+    """The function-space note, when some Ω differentiates a function-typed input."""
+    from .results.crosscheck import pullback_domains_note
+    from .typing.check import pullback_domains
+    try:
+        return pullback_domains_note(pullback_domains(term, source.free if source else None))
+    except PullbackCalcError:
+        return []
 
 
 def cmd_check(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
-    lines, ok = _check_lines(term, args.at, args.tol, args.max_steps, args.jobs)
-    lines.insert(0, f"Jacobian at {_fmt_point(args.at)}: reduction vs sympy "
-                    f"(tolerance {args.tol:g})")
-    lines.append("all rows agree" if ok else "MISMATCH: reduction and sympy disagree")
+    given: list = []
+    if source.free:  # an open program is checked with samples for its free variables
+        from .results.crosscheck import bind_free
+        (source.typecheck(term) if args.at is None else
+         _output_count(term, args.at, source))
+        original, (term, given) = term, bind_free(term, source.free)
+    if args.at is None:
+        ty = typecheck(term, source.free, closed=not source.no_check)
+        from .syntax.types import Arrow, real_leaves
+        if isinstance(ty, Arrow) and real_leaves(ty.dom) is not None \
+                and real_leaves(ty.cod) is not None:
+            raise UsageError("this is a function ℝⁿ → ℝᵐ: check its Jacobian at a point with "
+                             "--at X,Y,… (see 'pullback-calc check --help')")
+        lines, ok = _value_check_lines(term, ty, args.tol, args.max_steps)
+        lines.insert(0, f"Value by reduction vs the forward-mode oracle (tolerance "
+                        f"{args.tol:g})")
+    else:
+        lines, ok, ref = _check_lines(term, args.at, args.tol, args.max_steps, args.jobs,
+                                      args.sympy_timeout, source)
+        lines.insert(0, f"Jacobian at {_fmt_point(args.at)}: reduction vs {ref} "
+                        f"(tolerance {args.tol:g})")
+    if given:
+        lines.insert(1, "free variables, for this check: " + ", ".join(
+            f"{n} = {_abbrev_term(v, 50)}" for n, v in given))
+    lines.append("all rows agree" if ok and args.at is not None else
+                 "all values agree" if ok else
+                 "MISMATCH: reduction and the reference disagree")
     out.write("\n".join(lines) + "\n")
+    _note(_function_note(term, source))
     return 0 if ok else 1
 
 
@@ -545,12 +769,13 @@ def cmd_trace(args, out) -> int:
     source = args.source = Source(args)
     term = source.term()
     if args.jacobian:
+        _output_count(term, args.at, source)  # closed up to the declarations
         r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
         trace, start, value = r.trace, r.term, r.covector
         title = args.title or (f"Row {args.row or 0} of the Jacobian at "
                                f"{_fmt_point(args.at)}: {_fmt_row(r.row)}")
     else:
-        typecheck(term)
+        source.typecheck(term)
         res = reduce(term, max_steps=args.max_steps)
         trace, start, value = res.trace, term, res.value
         title = args.title or f"Reduction of {source.name}"
@@ -566,7 +791,7 @@ def cmd_trace(args, out) -> int:
     elif fmt == "latex":
         from .rendering.latex import trace_to_latex
         text = trace_to_latex(trace, standalone=not args.fragment, title=title, term=start,
-                              value=value, max_term=limit or None,
+                              value=value, max_term=200 if limit is None else (limit or None),
                               premises=not args.no_premises, **chosen)
     elif fmt == "json":
         from .rendering.json_trace import trace_to_json
@@ -586,6 +811,29 @@ def cmd_trace(args, out) -> int:
     else:
         out.write(text)
     return 0
+
+
+# ---- step ------------------------------------------------------------------------------
+
+def cmd_step(args, out) -> int:
+    from .stepper import run_stepper
+    source = args.source = Source(args)
+    term = source.term()
+    if args.at is not None:
+        _output_count(term, args.at, source)
+        r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
+        trace, start, value = r.trace, r.term, r.covector
+    else:
+        if args.row is not None:
+            raise UsageError("--row needs --at (see 'pullback-calc step --help')")
+        source.typecheck(term)
+        if source.name == "<stdin>":
+            raise UsageError("the stepper reads its commands from standard input: give the "
+                             "term as FILE or -e TEXT")
+        res = reduce(term, max_steps=args.max_steps)
+        trace, start, value = res.trace, term, res.value
+    return run_stepper(trace, start, value, unicode=not args.ascii, width=args.width,
+                       out=out)
 
 
 # ---- demo ------------------------------------------------------------------------------
@@ -628,8 +876,8 @@ def cmd_demo(args, out) -> int:
         lines.extend(trace_lines([step], u, width))  # the step (and premises, if any)
     lines += ["", f"normal form (the covector): {pretty(r.covector, u)}",
               f"Jacobian at {_fmt_point(DEMO_POINT)}: {_fmt_row(r.row)}", ""]
-    check, ok = _check_lines(term, DEMO_POINT, 1e-9, args.max_steps)
-    lines.append("Cross-check with sympy:")
+    check, ok, ref = _check_lines(term, DEMO_POINT, 1e-9, args.max_steps)
+    lines.append(f"Cross-check with {ref}:")
     lines += ["  " + s for s in check]
     lines.append("  all rows agree" if ok else "  MISMATCH: reduction and sympy disagree")
     out.write("\n".join(lines) + "\n")

@@ -71,14 +71,18 @@ def test_reduce_json_shape(capsys):
     code, out, _ = run(capsys, "reduce", "-e", WEIGHTED, "--json")
     assert code == 0
     doc = json.loads(out)
-    assert set(doc) == {"normal_form", "steps", "trace"}
-    assert doc["normal_form"] == "6"
+    # one schema for every command's traces (issue 13 item 6)
+    import jsonschema
+    from pullback_calc.rendering.json_trace import TRACE_SCHEMA
+    jsonschema.validate(doc, TRACE_SCHEMA)
+    assert doc["format"] == "pullback-calc-trace" and doc["max_term"] is None
+    assert doc["value"] == "6" and doc["term"].startswith("Ω(")
     assert doc["steps"] == reduce(WEIGHTED).steps
 
     def count(steps):  # the step count includes the premises' steps
         return sum(1 + sum(count(d["steps"]) for d in s["premises"]) for s in steps)
     assert count(doc["trace"]) == doc["steps"]
-    keys = {"index", "rule", "phase", "redex", "contractum", "premises"}
+    keys = {"index", "rule", "phase", "depth", "redex", "contractum", "premises"}
     assert all(set(s) == keys for s in doc["trace"])
     assert [s["index"] for s in doc["trace"]] == list(range(len(doc["trace"])))
     assert {s["phase"] for s in doc["trace"]} <= {"A", "decompose", "forward", "reverse"}

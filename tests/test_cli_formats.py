@@ -34,3 +34,24 @@ def test_large_graphs_render_to_svg(name, tmp_path):
     out = tmp_path / "g.svg"
     assert main(["graph", str(path), *_at(path), "--format", "svg", "-o", str(out)]) == 0
     assert "<svg" in out.read_text()
+
+
+def test_every_command_writes_traces_in_the_one_schema(capsys, tmp_path):
+    """reduce --json, jacobian --json --trace and trace -f json: one JSON schema."""
+    import json
+
+    import jsonschema
+
+    from pullback_calc.cli import main
+    from pullback_calc.rendering.json_trace import TRACE_SCHEMA
+    docs = []
+    assert main(["reduce", "-e", "(λx. x × x) (1 + 2)", "--json"]) == 0
+    docs.append(json.loads(capsys.readouterr().out))
+    assert main(["jacobian", "-e", "λ⟨x, y⟩. x × y", "--at", "1,2", "--json", "--trace"]) == 0
+    docs += json.loads(capsys.readouterr().out)["traces"]
+    assert main(["trace", "-e", "(λx. x × x) (1 + 2)", "-f", "json"]) == 0
+    docs.append(json.loads(capsys.readouterr().out))
+    assert len(docs) == 3
+    for d in docs:
+        jsonschema.validate(d, TRACE_SCHEMA)
+        assert d["format"] == "pullback-calc-trace" and d["trace"]

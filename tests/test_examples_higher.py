@@ -157,6 +157,8 @@ NUMBERS = {
     "ho_second_derivative_cos.pb": _sym(sympy.cos(x), x, 0, 2),                  # −1
     "ho_third_derivative_sin.pb": _sym(sympy.sin(x), x, 0.3, 3),                 # −cos 0.3
     "ho_perturbation_confusion.pb": float(sympy.diff(x * sympy.diff(x + y, y), x)),  # 1
+    # the entries as inputs: the gradient Σ 2·xᵢ·tᵢ (not the function space's Σ tᵢ²)
+    "ho_list_sum_squares_entries.pb": 2.0 * (1 * 10 + 2 * 20 + 3 * 30),          # 280
 }
 
 _F_HESS = x ** 2 * y + sympy.sin(x * y)

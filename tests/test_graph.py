@@ -122,7 +122,7 @@ def test_strategy_graph_tells_the_phases_apart():
     for ph, style in G.PHASES.items():  # one coloured cluster per phase, and a legend row
         assert f'label="{style.title}"' in g.dot
         assert f'fillcolor="{style.fill}"' in g.dot
-        assert style.blurb in g.dot
+        assert style.blurb in g.dot.replace("&#160;", " ")  # labels use no-break spaces
     for e in g.edges:
         if e.kind == "step" and e.source.startswith("s"):  # (p…: a premise's own steps)
             assert e.phase == row.trace[e.index].phase
@@ -164,12 +164,13 @@ def test_long_terms_are_abbreviated_with_the_full_term_as_tooltip():
     for line in g.dot.splitlines():
         m = re.match(r"\s*(s\d+) \[label=<(.*)>, tooltip=\"(.*)\", color", line)
         if m:
-            text = re.sub(r"<[^>]*>", "", m.group(2)).replace("&lt;", "<").replace("&gt;", ">")
+            text = re.sub(r"<[^>]*>", "", m.group(2)).replace("&lt;", "<").replace(
+                "&gt;", ">").replace("&#160;", " ")
             assert len(text) <= 44, text
             node = g.node(m.group(1))
             assert m.group(3) == pc.pretty(node.term).replace('"', '\\"')
     # the redex of the step leaving a node is in bold in its label
-    assert '<b>1.5 + 1</b>' in g.dot
+    assert '<b>1.5&#160;+&#160;1</b>' in g.dot
 
 
 def test_long_traces_are_elided_in_the_middle():
@@ -405,3 +406,24 @@ def test_gallery(tmp_path, monkeypatch):
     assert "reverse phase" in svg and "Ω(λx. x × x) (λz. λw. w) 3" in svg
     assert "<html" in (out / "square.trace.html").read_text(encoding="utf-8").lower()
     assert gallery.main(["--out", str(out), "--examples", str(tmp_path / "none")]) == 1
+
+
+def test_svg_labels_keep_their_spaces():
+    """graphviz writes each font run as its own <text>, and browsers drop the spaces at
+    the ends of one: labels use no-break spaces, so bold and plain text stay apart."""
+    row = pc.jacobian_row(RUNNING, [1.5, 2], 0)
+    dot = strategy_graph(row).dot
+    assert "</b>&#160;" in dot  # the legend: "A-reduction name every …"
+    for line in dot.splitlines():
+        if "label=<" in line:
+            assert not re.search(r"<b>[^<]* <|> [^<]*</b>", line.split("label=<", 1)[1]), line
+
+
+def test_environment_tuples_fold_in_labels_not_in_tooltips():
+    row = pc.jacobian_row(RUNNING, [1.5, 2], 0)
+    g = strategy_graph(row)
+    labels = [l.split("tooltip=")[0] for l in g.dot.splitlines() if "label=<" in l]
+    assert any("⟨…,&#160;" in l for l in labels)  # a label: ⟨…, mul_4⟩
+    assert not any("⟨⟨⟨" in l for l in labels)
+    tips = [l.split("tooltip=")[1] for l in g.dot.splitlines() if "tooltip=" in l]
+    assert any("⟨⟨⟨x, y⟩, " in t for t in tips)  # the tooltips: whole terms

@@ -129,7 +129,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        missing = "playwright is not installed (pip install -e '.[test]')"
+        missing = "playwright is not installed (pip install -e '.[test,browser]')"
     if missing is None and not shutil.which("chromium") and not os.path.exists(CHROMIUM):
         missing = "chromium is not installed (apt-get install chromium)"
     if missing:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
-from ..errors import StepBudgetExceeded
+from ..errors import ReductionError, StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, fresh_scope, is_let)
 from . import delayed as D
@@ -260,9 +260,14 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
 class Machine:
     """Reduces terms to normal form, recording every step (and premise)."""
 
-    def __init__(self, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True):
+    def __init__(self, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
+                 stop_after: Optional[int] = None):
         self.max_steps = max_steps
         self.record = record
+        self.stop_after = stop_after  # stop after this many steps of the main derivation
+        self.next_step: Optional[Step] = None  # where it stopped: the next redex, in context
+        self.top_steps = 0
+        self._level = 0  # how many premises deep the current run is
         self.steps_taken = 0
         self.rule_counts: dict[str, int] = {}
         self._premises: Optional[list] = None
@@ -272,8 +277,19 @@ class Machine:
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
         trace: list[Step] = []
         with fresh_scope(term), gcpause.paused():
-            value = self._run(term, trace)
+            try:
+                value = self._run(term, trace)
+            except StepBudgetExceeded as e:
+                e.trace = trace  # the state reached is offered with the error
+                raise
         return value, trace
+
+    def _stash(self, e: StepBudgetExceeded, ctx, t: Term, label: str) -> None:
+        """Give a budget error the main derivation's state: the term reached and
+        the redex it was working on, in its context."""
+        if self._level == 0 and getattr(e, "next_step", None) is None:
+            e.next_step = Step(self.top_steps, label, t, t, ctx)
+            e.term = plug_all(materialise_ctx(ctx), D.materialise(t))
 
     def premise(self, term: Term, rule: str, keep_trivial: bool = True,
                 phase: Optional[str] = None) -> Term:
@@ -284,10 +300,12 @@ class Machine:
         outer, outer_phase = self._premises, self._phase
         self._premises = None
         self._phase = phase or outer_phase
+        self._level += 1
         try:
             d.result = self._run(term, d.steps)
         finally:
             self._premises, self._phase = outer, outer_phase
+            self._level -= 1
         if outer is not None and (d.steps or keep_trivial):
             outer.append(d)
         return d.result
@@ -307,13 +325,19 @@ class Machine:
             if kind == "done":
                 return t
             # a redex t (rule label) in context ctx
+            if self.stop_after is not None and self._level == 0 \
+                    and self.top_steps >= self.stop_after:
+                self.next_step = Step(self.top_steps, label, t, t, ctx)
+                return plug_all(materialise_ctx(ctx), D.materialise(t))
             self.steps_taken += 1
             if self.steps_taken > self.max_steps:
                 t = D.materialise(t)
-                raise StepBudgetExceeded(
+                e = StepBudgetExceeded(
                     f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
                     f"{_short(t)}); raise it with max_steps= or --max-steps",
                     rule=label, redex=t)
+                self._stash(e, ctx, t, label)
+                raise e
             self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
             prem: list = []
             outer = self._premises
@@ -321,6 +345,13 @@ class Machine:
             try:
                 label, contractum = R.apply_decision(label, self._contract(label, t), prem,
                                                      self.rule_counts)
+            except StepBudgetExceeded as e:  # in a premise: the main derivation's state
+                self._stash(e, ctx, t, label)
+                raise
+            except ReductionError as e:
+                if e.pos is None:  # point the message at the source, as near as known
+                    e.pos = _locate(D.materialise(t), materialise_ctx(ctx))
+                raise
             except R.Declined:
                 self.steps_taken -= 1
                 self.rule_counts[label] -= 1
@@ -330,6 +361,14 @@ class Machine:
                 continue
             finally:
                 self._premises = outer
+            if contractum.pos is None:
+                # carry the source position on, for run-time error messages (rule
+                # 15's partial derivatives: the function symbol they come from)
+                pos = t.pos if t.pos is not None or label != "15" else _locate(t, None)
+                if pos is not None:
+                    object.__setattr__(contractum, "pos", pos)
+            if self._level == 0:
+                self.top_steps += 1
             if self.record:
                 trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
             state = ("down", ctx, contractum, None)
@@ -504,6 +543,28 @@ class Machine:
             if kind == "a-root":
                 object.__setattr__(t, "_anf", True)
             return ("down", parent, node, None)
+
+
+def _locate(t: Term, ctx: Optional[Ctx]):
+    """The source position of a redex: its own or a near subterm's, else its
+    nearest enclosing term's that still has one (terms built by rules carry
+    none); only computed for an error."""
+    todo, seen, first = [t], 0, None
+    while todo and seen < 64:
+        u = todo.pop(0)
+        seen += 1
+        if getattr(u, "pos", None) is not None:
+            if isinstance(u, Prim):  # a function symbol, rather than a binder's name
+                return u.pos
+            first = first or u.pos
+        todo.extend(u.children())
+    if first is not None:
+        return first
+    while ctx is not None:
+        if getattr(ctx.node, "pos", None) is not None:
+            return ctx.node.pos
+        ctx = ctx.parent
+    return None
 
 
 def _short(t: Term, n: int = 60) -> str:

@@ -266,8 +266,8 @@ def build_gallery(out: Path, examples: Path, full_budget: Optional[int] = FULL_B
 
 
 def _default_examples() -> Path:
-    here = Path(__file__).resolve().parents[2] / "examples"
-    return here if here.is_dir() else Path("examples")
+    from .. import examples_dir  # the wheel's copy, or the repository's
+    return examples_dir()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

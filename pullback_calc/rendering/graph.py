@@ -52,7 +52,8 @@ from ..reduction.closure import one_step_reducts
 from ..reduction.machine import Machine, plug_all
 from ..syntax.printer import pretty
 from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
-from .text import abbreviate
+from ..syntax.printer import folding_env
+from .text import _cut_head, _cut_tail, abbreviate
 
 __all__ = ["Graph", "GraphNode", "GraphEdge", "RenderError", "FORMATS", "PHASES",
            "strategy_graph", "full_graph", "jacobian_term", "graph_command", "alpha_key",
@@ -345,9 +346,11 @@ def _quote(s: str) -> str:
 
 
 def _esc(s: str) -> str:
-    """Text inside an HTML-like label."""
+    """Text inside an HTML-like label.  Spaces become no-break spaces: graphviz's
+    SVG writes each font run (bold redex, plain context) as its own <text>, and
+    browsers drop the spaces at the ends of a <text> ("A-reductionname every…")."""
     return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+            .replace('"', "&quot;").replace(" ", "&#160;"))
 
 
 def _attrs(attrs: dict) -> str:
@@ -437,7 +440,8 @@ class _Labels:
             width = MIN_TIP
         if width is None:  # whole terms, within graphviz's 16 KiB limit on a string
             width = TIP_HARD_CAP
-        return abbreviate(t, self.unicode, width)
+        with folding_env(False):  # the tooltip: the whole term, tuples unfolded
+            return abbreviate(t, self.unicode, width)
 
     def step_tooltip(self, rule: str, redex: Term, contractum: Term) -> str:
         """``rule: redex ⟶ contractum``, each abbreviated to EDGE_TIP characters (or a
@@ -525,7 +529,7 @@ def _window(left: str, mid: str, right: str, width: int, dots: str,
     max_mid = max(width * 3 // 5, 8)
     if len(mid) > max_mid:
         keep = max_mid - len(dots)
-        mid = mid[:keep - keep // 2] + dots + mid[len(mid) - keep // 2:]
+        mid = _cut_head(mid, keep - keep // 2) + dots + _cut_tail(mid, keep // 2)
     room = max(width - len(mid), 0)
     lw = room // 2
     rw = room - lw
@@ -536,12 +540,12 @@ def _window(left: str, mid: str, right: str, width: int, dots: str,
         lw = min(len(left), lw + rw - len(right))
         rw = len(right)
     if len(left) > lw or (more and left and not left.startswith(dots)):
-        rest = left[len(left) - max(min(lw, len(left)) - len(dots), 0):]
+        rest = _cut_tail(left, max(min(lw, len(left)) - len(dots), 0))
         if dots in rest[:4]:  # an abbreviated sibling right at the cut: one ellipsis
             rest = rest[rest.index(dots) + len(dots):]
         left = dots + rest
     if len(right) > rw or (more and right and not right.endswith(dots)):
-        rest = right[:max(min(rw, len(right)) - len(dots), 0)]
+        rest = _cut_head(right, max(min(rw, len(right)) - len(dots), 0))
         if dots in rest[-4:]:
             rest = rest[:rest.rindex(dots)]
         right = rest + dots
@@ -559,9 +563,9 @@ def _legend_table(rows: list[str], title: str, subtitle: str) -> _Html:
 
 
 def _legend_row(swatch: str, text: str, bold: Optional[str] = None) -> str:
-    b = f"<b>{_esc(bold)}</b> " if bold else ""
-    return (f'<tr><td align="left"><font point-size="11">{swatch}  {b}{_esc(text)}</font>'
-            f'</td></tr>')
+    b = f"<b>{_esc(bold)}</b>&#160;" if bold else ""  # no-break: see _esc
+    return (f'<tr><td align="left"><font point-size="11">{swatch}&#160;&#160;{b}'
+            f'{_esc(text)}</font></td></tr>')
 
 
 def _swatch(color: str, glyph: str = "■■") -> str:
@@ -751,7 +755,20 @@ class _StrategyBuilder:
         self.edge_attrs.append(attrs)
 
 
+def _folded(fn):
+    """Run ``fn`` with environment tuples folded (⟨…, c⟩) in labels; inside @deep,
+    since its thread does not inherit the caller's context."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with folding_env():
+            return fn(*args, **kwargs)
+    return wrapper
+
+
 @deep
+@_folded
 def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] = None,
                    unicode: bool = True, label_width: int = 40, detail: bool = False,
                    premises: bool = True, max_steps: Optional[int] = 400,
@@ -879,6 +896,7 @@ def _cbv_terms(term: Term, max_steps: int) -> tuple[list, bool]:
 
 
 @deep
+@_folded
 def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional[str] = None,
                unicode: bool = True, label_width: int = 40, detail: bool = True,
                tooltip_width: Optional[int] = None, cbv_max_steps: int = 100_000) -> Graph:
@@ -1106,8 +1124,7 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
 
     Errors are one line on stderr (``pullback-calc: error: …``), never a traceback.
     """
-    from ..cli import PROG, Source, UsageError, _excerpt, _join_values, _where
-    from ..typing import typecheck
+    from ..cli import PROG, Source, UsageError, _excerpt, _join_values, _output_count, _where
 
     def fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
         sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
@@ -1142,11 +1159,13 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
         common = dict(unicode=unicode, label_width=max(args.label_width, 12))
         if args.detail is not None:
             common["detail"] = args.detail
+        if jac:
+            _output_count(term, args.at, source)  # closed up to the declarations
         if args.full:
             if jac:
                 start = jacobian_term(term, args.at, args.row or 0)
             else:
-                typecheck(term)
+                source.typecheck(term)
                 start = term
             g = full_graph(start, node_budget=args.budget,
                            cbv_max_steps=min(args.max_steps, 100_000), **common)
@@ -1156,7 +1175,7 @@ def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int
                 result = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
             else:
                 from ..results.jacobian import reduce
-                typecheck(term)
+                source.typecheck(term)
                 result = reduce(term, max_steps=args.max_steps)
                 result.term = term
             g = strategy_graph(result, premises=not args.no_premises,

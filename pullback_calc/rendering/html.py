@@ -27,6 +27,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
+from ..syntax.printer import folding_env
 from .text import PHASES, bounded, context_around, rule_doc, select_steps
 
 __all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
@@ -39,13 +40,24 @@ def _template() -> str:
 
 def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
                unicode: bool = True, max_term: Optional[int] = 160, context: int = 3,
-               phases=None, rules=None, every: int = 1) -> dict:
+               phases=None, rules=None, every: int = 1, fold: bool = True) -> dict:
     """What the page embeds: ``S`` the steps (the main derivation's first, then
     each premise's, contiguously) as ``[rule, phase, index, depth, redex,
-    contractum, context_left, context_right, more_context, premise_ids]``,
+    contractum, context_left, context_right, more_context, premise_ids,
+    redex_unfolded, contractum_unfolded]`` (the last two: the text without
+    folded environment tuples, for hover, or 0 if folding changed nothing),
     ``D`` the premises as ``[rule, start, result, first_step, count]``, ``top``
     the number of main steps; rules and phases as indexes into ``rules`` and
-    ``phases``."""
+    ``phases``.  ``fold``: environment tuples print folded (⟨…, c⟩)."""
+    with folding_env(fold):
+        return _trace_data(trace, title=title, term=term, value=value, unicode=unicode,
+                           max_term=max_term, context=context, phases=phases, rules=rules,
+                           every=every, fold=fold)
+
+
+def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases, rules,
+                every, fold) -> dict:
+    """The work of ``trace_data``, with folding set."""
     steps = list(trace)
     if phases is not None or rules is not None or every != 1:
         steps = list(select_steps(steps, phases, rules, every))
@@ -61,6 +73,13 @@ def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
     def text(t) -> Optional[str]:
         return None if t is None else bounded(t, unicode, max_term)[0]
 
+    def full(t, shown: str):
+        """The unfolded text (for hover) when folding changed it, else 0."""
+        if not fold or t is None or "⟨…" not in shown and "<..." not in shown:
+            return 0
+        with folding_env(False):
+            return bounded(t, unicode, None if max_term is None else 3 * max_term)[0]
+
     S: list = []
     D: list = []
     todo: deque = deque()
@@ -70,8 +89,10 @@ def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
             left, right, more = context_around(step, unicode, frames=context)
         else:
             left, right, more = "", "", step.ctx is not None
+        r, c = text(step.redex), text(step.contractum)
         S.append([rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
-                  text(step.redex), text(step.contractum), left, right, 1 if more else 0, 0])
+                  r, c, left, right, 1 if more else 0, 0, full(step.redex, r),
+                  full(step.contractum, c)])
         if step.premises:
             todo.append((len(S) - 1, step))
 
@@ -100,7 +121,7 @@ def _embed(doc: dict) -> str:
 
 def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=None,
                   unicode: bool = True, max_term: Optional[int] = 160, context: int = 3,
-                  phases=None, rules=None, every: int = 1) -> str:
+                  phases=None, rules=None, every: int = 1, fold: bool = True) -> str:
     """The stepper page for ``trace`` (a list of ``Step``), as one HTML string.
 
     ``term``/``value``: the reduced term and its normal form, shown in the
@@ -110,7 +131,7 @@ def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=Non
     ``phases``/``rules``/``every`` keep only some steps (``text.select_steps``)."""
     doc = trace_data(trace, title=title, term=term, value=value, unicode=unicode,
                      max_term=max_term, context=context, phases=phases, rules=rules,
-                     every=every)
+                     every=every, fold=fold)
     page = _template()
     head, rest = page.split("/*TITLE*/", 1)
     before, after = rest.split("/*DATA*/", 1)

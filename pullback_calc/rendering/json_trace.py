@@ -4,6 +4,7 @@
      "spelling": "unicode", "max_term": 400, "paths": "delta",
      "term": "…", "value": "…",                   (when given)
      "steps": 52,                                  (all steps, premises' included)
+     "state": "…", "next": {"index", "rule", "redex", "path"},   (reduce --depth N only)
      "trace": [ {"index": 0, "rule": "A-name", "phase": "A", "depth": 2,
                  "path_keep": 0, "path_add": [["app-fun", 0], ["a-root", 0]],
                  "redex": "…", "contractum": "…",
@@ -80,6 +81,13 @@ TRACE_SCHEMA: dict = {
         "steps": {"type": "integer", "minimum": 0,
                   "description": "number of steps of the whole reduction, premises included"},
         "trace": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+        "state": {"type": "string",
+                  "description": "reduce --depth N: the term reached after N steps"},
+        "next": {"type": "object", "required": ["index", "rule", "redex", "path"],
+                 "additionalProperties": False,
+                 "description": "reduce --depth N: the step not taken, in its context",
+                 "properties": {"index": {"type": "integer", "minimum": 0},
+                                "rule": {"type": "string"}, "redex": _TERM, "path": _PATH}},
     },
     "$defs": {
         "frame": _FRAME,

@@ -26,13 +26,15 @@ import re
 import unicodedata
 from typing import Iterable, Optional
 
-from ..syntax.printer import APP, ATOM, LAM, SUM, _Printer, _infix, _prec, show_num
+from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, _prec, folding,
+                              folding_env, folds, show_num)
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
 from .text import PHASES, select_steps, walk
 
-__all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape"]
+__all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
+           "context_to_latex"]
 
 _GREEK = {
     "alpha": r"\alpha", "beta": r"\beta", "gamma": r"\gamma", "delta": r"\delta",
@@ -162,6 +164,8 @@ class _TeXPrinter(_Printer):
     def pattern(self, p: Term) -> list:
         if isinstance(p, Var):
             return [tex_name(p.name)]
+        if folding() and folds(p):  # an environment tuple of rule 8: ⟨…, c⟩
+            return [r"\langle \dots" + _COMMA, (p.items[-1], None), r"\rangle "]
         return [r"\langle ", *self.seq(p.items, None, _COMMA), r"\rangle "]
 
     def binder(self, lam: Lam) -> list:
@@ -185,6 +189,8 @@ class _TeXPrinter(_Printer):
         if isinstance(t, Sum):
             return self.seq(t.items, SUM + 1, r" \oplus ")
         if isinstance(t, Tuple):
+            if folding() and folds(t):
+                return [r"\langle \dots" + _COMMA, (t.items[-1], LAM), r"\rangle "]
             return [r"\langle ", *self.seq(t.items, LAM, _COMMA), r"\rangle "]
         if isinstance(t, Proj):
             return [rf"\pi_{{{t.index}}}\,", (t.arg, ATOM)]
@@ -288,6 +294,36 @@ def _prologue() -> list[str]:
     ]
 
 
+_TEX_SPECIAL = {"{": r"\{", "}": r"\}", "_": r"\_", "^": r"\hat{}", "&": r"\&", "%": r"\%",
+                "#": r"\#", "$": r"\$", "\\": r"\backslash ", "~": r"\sim ", " ": r"\ \allowbreak "}
+
+
+def _text_math(s: str) -> str:
+    """Printed (Unicode) term text as math-mode ASCII TeX, character by character,
+    spaces kept (for context excerpts, which are text cut at token boundaries)."""
+    return "".join(_TEX_SPECIAL.get(c, c) if c.isascii() else _char(c, True) for c in s)
+
+
+def context_to_latex(step, max_term: Optional[int] = 60, frames: int = 3,
+                     sibling: int = 16) -> str:
+    """The redex in (the innermost frames of) its evaluation context, in math
+    mode, the redex boxed: ``\\dots \\langle V, \\fbox{$redex$}, P\\rangle``."""
+    from .text import context_around
+    left, right, more = context_around(step, True, frames, sibling)
+    redex = term_to_latex(step.redex, max_term)
+    return ((r"\dots\ " if more else "") + _text_math(left) + r"\fbox{$" + redex + "$}"
+            + _text_math(right))
+
+
+def step_to_latex(step, max_term: Optional[int] = 60) -> str:
+    """One step for a paper: the redex boxed in its context, then the contractum
+    (a fragment of plain LaTeX: no package needed)."""
+    return (f"% step {step.index}, rule ({step.rule}), {step.phase} phase\n"
+            f"${context_to_latex(step, max_term)}$\\\\\n"
+            f"\\hspace*{{1em}}$\\longrightarrow_{{({tex_escape(step.rule)})}}\\; "
+            f"{term_to_latex(step.contractum, max_term)}$")
+
+
 def _step_line(step, depth: int, max_term: Optional[int]) -> str:
     indent = 1.5 * depth
     return (f"\\par\\noindent\\leftskip={indent:g}em\\hangindent=6.8em\\hangafter=1"
@@ -295,6 +331,12 @@ def _step_line(step, depth: int, max_term: Optional[int]) -> str:
             f"\\makebox[4.1em][l]{{\\footnotesize {_rule(step.rule)}}}"
             f"${term_to_latex(step.redex, max_term)} \\allowbreak\\;\\to\\; "
             f"{term_to_latex(step.contractum, max_term)}$")
+
+
+def _context_line(step, max_term: Optional[int]) -> str:
+    """Below a step: the redex boxed in its context (its innermost frames)."""
+    return ("\\par\\noindent\\leftskip=6.8em{\\scriptsize in\\ }"
+            f"${context_to_latex(step, 40)}$")  # a boxed redex cannot break: keep it short
 
 
 def _premise_line(d, depth: int, max_term: Optional[int]) -> str:
@@ -309,12 +351,23 @@ def _premise_line(d, depth: int, max_term: Optional[int]) -> str:
 def trace_to_latex(trace: Iterable, *, standalone: bool = False, title: Optional[str] = None,
                    term: Optional[Term] = None, value: Optional[Term] = None,
                    max_term: Optional[int] = None, phases=None, rules=None, every: int = 1,
-                   premises: bool = True, phase_headings: bool = True) -> str:
+                   premises: bool = True, phase_headings: bool = True, fold: bool = True,
+                   context: bool = True) -> str:
     """The trace as LaTeX (pure ASCII): a fragment to paste into a paper
     (``standalone=False``) or a whole document.  ``term``/``value`` add the
     reduced term and its normal form; ``max_term`` abbreviates terms longer
     than about that many characters (None: in full); ``phases``/``rules``/
-    ``every`` choose the steps shown (``text.select_steps``)."""
+    ``every`` choose the steps shown (``text.select_steps``); ``fold``: print the
+    environment tuples of rule 8 folded, ⟨…, c⟩; ``context``: show each step of
+    the main derivation with its redex boxed in (the innermost frames of) its
+    evaluation context."""
+    with folding_env(fold):
+        return _trace_to_latex(trace, standalone, title, term, value, max_term, phases, rules,
+                               every, premises, phase_headings, context)
+
+
+def _trace_to_latex(trace, standalone, title, term, value, max_term, phases, rules, every,
+                    premises, phase_headings, context) -> str:
     steps = list(trace)
     chosen = select_steps(steps, phases, rules, every) if (
         phases is not None or rules is not None or every != 1) else steps
@@ -342,6 +395,8 @@ def trace_to_latex(trace: Iterable, *, standalone: bool = False, title: Optional
                 lines.append("\\par\\medskip\\noindent\\leftskip=0pt\\textit{"
                              + tex_escape(PHASE_TITLES.get(phase, phase)) + "}\\par\\smallskip")
             lines.append(_step_line(item, depth, max_term))
+            if context and depth == 0 and item.ctx is not None:
+                lines.append(_context_line(item, max_term))
         else:
             lines.append(_premise_line(item, depth, max_term))
     if value is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator, Optional
 
-from ..syntax.printer import pretty
+from ..syntax.printer import folding, folding_env, pretty
 from ..syntax.terms import Lam, Term
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
@@ -60,6 +60,7 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
         s = pretty(t, unicode)
         return (s[-limit:] if from_end else s), len(s) <= limit
     attr = "_pt" if from_end else "_ph"
+    fold = folding()  # folded and full prints are memoised apart
     out: list[str] = []
     n = 0
     silent = 0
@@ -86,7 +87,7 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
             open_marks.pop()
         else:
             sub, need = item
-            key = (unicode, need)
+            key = (unicode, need, fold)
             memo = sub.__dict__.get(attr)
             hit = memo.get(key) if memo else None
             if hit is not None and (hit[1] or len(hit[0]) > limit - n):
@@ -125,7 +126,43 @@ def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[s
     dots = "…" if unicode else "..."
     keep = limit - len(dots)
     tail, _ = _pieces(t, unicode, keep // 2, from_end=True)
-    return head[:keep - keep // 2] + dots + tail[-(keep // 2):], False
+    head = _cut_head(head, keep - keep // 2)
+    tail = _cut_tail(tail, keep // 2)
+    return head + dots + tail, False
+
+
+_SLACK = 12  # give up at most this many characters to cut between tokens
+
+
+def _word(s: str, i: int) -> bool:
+    """Is s[i] part of a name or a numeral (so no cut may fall next to it inside one)?"""
+    c = s[i]
+    if c.isalnum() or c in "_'":
+        return True
+    return c == "." and 0 < i < len(s) - 1 and s[i - 1].isdigit() and s[i + 1].isdigit()
+
+
+def _cut_head(s: str, n: int) -> str:
+    """s[:n], moved back to a token boundary (not inside a name or a number)."""
+    if n >= len(s):
+        return s
+    for k in range(n, max(n - _SLACK, 1) - 1, -1):
+        if not (_word(s, k - 1) and _word(s, k)):
+            return s[:k].rstrip() + (" " if s[k - 1] == " " else "")
+    return s[:n]
+
+
+def _cut_tail(s: str, n: int) -> str:
+    """s[-n:], moved forward to a token boundary."""
+    if n <= 0:
+        return ""
+    if n >= len(s):
+        return s
+    start = len(s) - n
+    for k in range(start, min(start + _SLACK, len(s) - 1) + 1):
+        if not (_word(s, k - 1) and _word(s, k)):
+            return s[k:]
+    return s[start:]
 
 
 def abbreviate(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> str:
@@ -349,6 +386,9 @@ def format_step(step, unicode: bool = True, width: Optional[int] = 100,
                 color: bool = False) -> str:
     """One line: index, ``[rule]``, phase, then ``redex ⟶ contractum``
     (with ``color``: ANSI colours, the redex red and the contractum green)."""
+    if width is not None and not folding():  # abbreviated lines fold env tuples
+        with folding_env():
+            return format_step(step, unicode, width, color)
     idx = f"{step.index:>5} "
     rule = f"{'[' + step.rule + ']':<{RULE_COLUMN}} "
     phase = f"{step.phase:<{PHASE_COLUMN}} "
@@ -362,6 +402,9 @@ def format_step(step, unicode: bool = True, width: Optional[int] = 100,
 
 
 def _format_premise(d, unicode: bool, width: Optional[int], color: bool = False) -> str:
+    if width is not None and not folding():
+        with folding_env():
+            return _format_premise(d, unicode, width, color)
     head = ("⊢ " if unicode else "|- ") + f"premise [{d.rule}]: "
     room = None if width is None else width - len(head)
     if d.result is None:  # the premise did not finish (an error inside it)
@@ -383,6 +426,11 @@ def trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int] = 10
     ``every=10``); ``color`` adds ANSI colours."""
     if phases is not None or rules is not None or every != 1:
         trace = select_steps(trace, phases, rules, every)
+    if width is not None and not folding():
+        # abbreviated lines fold the environment tuples of rule 8 (⟨⟨⟨p, a⟩, b⟩, c⟩ as
+        # ⟨…, c⟩): otherwise every line of a decomposed pullback starts alike
+        with folding_env():
+            return trace_lines(trace, unicode, width, premises, color=color)
     lines: list[str] = []
     for depth, item in walk(trace, premises):
         pad = INDENT * depth

@@ -29,6 +29,14 @@ class ReductionResult:
     steps: int
     trace: list = field(repr=False)
     rule_counts: dict = field(default_factory=dict, repr=False)
+    #: with ``stop_after=N``: the next step not taken (its redex, rule and
+    #: evaluation context), or None if the normal form came first
+    next_step: object = field(default=None, repr=False)
+
+    @property
+    def stopped(self) -> bool:
+        """True if ``value`` is the state after ``stop_after`` steps, not a normal form."""
+        return self.next_step is not None
 
     def _repr_html_(self) -> str:  # notebooks: the interactive stepper
         from ..rendering.html import result_repr_html
@@ -58,11 +66,15 @@ def _as_term(t: Union[str, Term]) -> Term:
 
 @deep
 def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
-           record: bool = True) -> ReductionResult:
-    """Reduce a term to its normal form by the call-by-value strategy."""
-    m = Machine(max_steps=max_steps, record=record)
+           record: bool = True, stop_after: Optional[int] = None) -> ReductionResult:
+    """Reduce a term to its normal form by the call-by-value strategy.
+    ``stop_after=N``: stop after N steps of the main derivation (premises run
+    whole, inside their step) and return the term reached as ``.value``, with
+    ``.next_step`` the redex to contract next, its rule and its context (like
+    the K framework's ``krun --depth N``)."""
+    m = Machine(max_steps=max_steps, record=record, stop_after=stop_after)
     value, trace = m.reduce(_as_term(term))
-    return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts))
+    return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts), m.next_step)
 
 
 # ---- shapes -------------------------------------------------------------------------
@@ -74,15 +86,17 @@ def _pattern_domain(pat: Term, n: int) -> Type:
     return rn(n)
 
 
-def _function_type(f: Term, n: int) -> tuple[Type, Type]:
+def _function_type(f: Term, n: int, env: Optional[dict] = None,
+                   closed: bool = False) -> tuple[Type, Type]:
     """(domain, codomain) of f, checked against the domain the point gives,
-    so that projections of an unannotated ``λy.S`` can be typed."""
+    so that projections of an unannotated ``λy.S`` can be typed (``env``,
+    ``closed``: as for ``typing.check``)."""
     from ..typing.check import check
     from ..syntax.types import TVar
     expected: Type = TVar.new()
     if isinstance(f, Lam) and f.ann is None and is_pattern(f.pat):
         expected = Arrow(_pattern_domain(f.pat, n), TVar.new())
-    ty = check(f, expected)
+    ty = check(f, expected, env, closed)
     if isinstance(ty, DualT):
         raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
     if not isinstance(ty, Arrow):
@@ -96,8 +110,9 @@ def _function_type(f: Term, n: int) -> tuple[Type, Type]:
 def _leaves(t: Type, what: str) -> list:
     paths = real_leaves(t)
     if paths is None:
-        raise JacobianError(f"the {what} type {t} is not ℝⁿ (built from ℝ by products); "
-                            f"use reduce() and apply the covector to a tangent instead")
+        raise JacobianError(f"the {what} type {t} is not ℝⁿ (built from ℝ by products), so "
+                            f"there is no Jacobian matrix; reduce the pullback Ω(f) ω V "
+                            f"instead and apply the covector to a tangent")
     return paths
 
 

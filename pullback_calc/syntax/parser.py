@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -20,11 +21,23 @@ from . import prims, types
 from .terms import (App, Dual, Jac, Lam, Num, Pos, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                     Zero, note_name)
 
-__all__ = ["parse", "parse_type"]
+__all__ = ["parse", "parse_type", "parse_program", "Program", "RESERVED_WORDS"]
 
 # Identifiers the lexer re-types (they match NAME, so they are reserved words).
 KEYWORDS = {"let": "LET", "in": "_IN", "J": "JAC", "pullback": "OMEGA", "zero": "ZERO",
-            "dual": "RESERVED"}
+            "dual": "RESERVED", "free": "FREE"}
+# Every word a variable may not be called, for messages (the operators' internal
+# names add, sub, … are function symbols too, so they are reserved as well).
+RESERVED_WORDS = tuple(KEYWORDS) + tuple(prims.ARITY)  # and pi1, pi2, …
+
+
+@dataclass
+class Program:
+    """A parsed file: the term and its declared free variables (name → type, and
+    where each was declared)."""
+    term: Term
+    free: dict = field(default_factory=dict)
+    free_pos: dict = field(default_factory=dict)
 _ASCII_PROJ = re.compile(r"pi[0-9]+")
 _SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _BINOP = {"PLUS": "add", "MINUS": "sub", "TIMES": "mul", "DIV": "div", "POW": "pow"}
@@ -161,10 +174,22 @@ class _Build(Transformer):
     def dualt(self, a):
         return types.DualT(a)
 
-    def start(self, t):
-        return t
+    def decl(self, tok, *rest):
+        *names, ty = rest
+        return [(n.value, ty, _pos(n)) for n in names]
 
-    type_start = start
+    def start(self, *items):
+        *decls, term = items
+        prog = Program(term)
+        for group in decls:
+            for name, ty, pos in group:
+                if name in prog.free:
+                    raise ParseError(f"the free variable {name} is declared twice", pos)
+                prog.free[name], prog.free_pos[name] = ty, pos
+        return prog
+
+    def type_start(self, t):
+        return t
 
 
 _GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -194,7 +219,7 @@ _WORDS = {
     "_OPLUS": "'⊕'", "PLUS": "'+'", "MINUS": "'−'", "TIMES": "'×'", "DIV": "'/'",
     "_STAR": "'⋆'", "POW": "'^'", "_ARROW": "'→'", "REALS": "'ℝ'", "ZERO": "'𝟎'",
     "OMEGA": "'Ω'", "PROJ": "a projection πᵢ", "FNAME": "a function symbol",
-    "LET": "'let'", "_IN": "'in'", "JAC": "'J'",
+    "LET": "'let'", "_IN": "'in'", "JAC": "'J'", "FREE": "'free'",
 }
 
 
@@ -219,7 +244,7 @@ def _expected(names) -> str:
 def _found(tok: Token) -> str:
     if tok.type == "$END":
         return "end of input"
-    if tok.type in ("LET", "_IN", "JAC", "RESERVED") or (tok.type in ("ZERO", "OMEGA")
+    if tok.type in ("LET", "_IN", "JAC", "RESERVED", "FREE") or (tok.type in ("ZERO", "OMEGA")
                                                            and tok.value.isascii()):
         return f"keyword '{tok.value}'"
     return f"'{tok.value}'"
@@ -240,6 +265,25 @@ def _accepts_after(text: str, start: str) -> set:
         return set()
 
 
+def _offset(text: str, line: int, column: int) -> int:
+    lines = text.split("\n")
+    return sum(len(x) + 1 for x in lines[:line - 1]) + column - 1
+
+
+def _hint(tok: Token, text: str, accepts: set) -> str:
+    """What a beginner probably meant, for a few common slips."""
+    before = text[:_offset(text, tok.line, tok.column)].rstrip()
+    if tok.type in ("FNAME", "LET", "_IN", "JAC", "RESERVED", "FREE", "PROJ", "OMEGA",
+                    "ZERO") and ("NAME" in accepts or "LANGLE" in accepts):
+        return (f"; '{tok.value}' is a reserved word and cannot name a variable "
+                f"(reserved: {' '.join(RESERVED_WORDS)} pi1 pi2 …)")
+    if tok.type == "LPAR" and (before.endswith(("λ", "\\")) or before.endswith("let")):
+        return "; write a tuple pattern with angle brackets: λ⟨a, b⟩. … (ASCII: \\<a, b>. …)"
+    if tok.type == "TIMES" and before.endswith(("*", "×")):
+        return "; powers are written with ^: x ^ 2 (not x ** 2)"
+    return ""
+
+
 def _translate(e: LarkError, text: str, start: str) -> ParseError:
     if isinstance(e, UnexpectedCharacters):
         # Lark's ``allowed`` is the merged LALR state; recompute it exactly
@@ -254,7 +298,9 @@ def _translate(e: LarkError, text: str, start: str) -> ParseError:
             accepts = e.expected
         exp = _expected(accepts)
         pos = _end_pos(text) if tok.type == "$END" else Pos(tok.line, tok.column)
-        return ParseError(f"unexpected {_found(tok)}" + (f"; expected {exp}" if exp else ""), pos)
+        hint = "" if tok.type == "$END" else _hint(tok, text, set(accepts or ()))
+        return ParseError(f"unexpected {_found(tok)}" + (f"; expected {exp}" if exp else "")
+                          + hint, pos)
     if isinstance(e, UnexpectedInput):  # UnexpectedEOF and friends
         return ParseError(f"unexpected end of input; expected {_expected(e.expected)}",
                           _end_pos(text))
@@ -270,9 +316,16 @@ def _run(text: str, start: str):
         raise _translate(e, text, start) from None
 
 
-def parse(text: str) -> Term:
-    """Parse a term; raises ParseError (with line and column) on bad input."""
+def parse_program(text: str) -> Program:
+    """Parse a program: ``free x : τ`` declarations (any number), then a term."""
     return _run(text, "start")
+
+
+def parse(text: str) -> Term:
+    """Parse a term; raises ParseError (with line and column) on bad input.
+    Declarations of free variables are checked and then dropped (see
+    ``parse_program``)."""
+    return parse_program(text).term
 
 
 def parse_type(text: str) -> types.Type:

@@ -48,10 +48,22 @@ def _div(a: float, b: float) -> float:
 
 
 def _pow(a: float, b: float) -> float:
-    r = a ** b
+    try:
+        r = a ** b
+    except OverflowError:  # float's own message is a raw errno tuple
+        raise ArithmeticError("the result is too large for a float") from None
+    except ZeroDivisionError:
+        raise ArithmeticError("0 to a negative power is undefined") from None
     if isinstance(r, complex):
         raise ArithmeticError(f"{a} ^ {b} is not a real number")
     return float(r)
+
+
+def _checked(f: Callable[[float], float], a: float) -> float:
+    try:
+        return f(a)
+    except OverflowError:
+        raise ArithmeticError("the result is too large for a float") from None
 
 
 EVAL: dict[str, Callable[..., float]] = {
@@ -64,7 +76,7 @@ EVAL: dict[str, Callable[..., float]] = {
     "sin": math.sin,
     "cos": math.cos,
     "tan": math.tan,
-    "exp": math.exp,
+    "exp": lambda a: _checked(math.exp, a),
     "log": math.log,
     "sqrt": math.sqrt,
     "tanh": math.tanh,

@@ -7,6 +7,8 @@ so 10,000-deep terms print without touching the recursion limit.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from typing import Optional
 
@@ -15,7 +17,7 @@ from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, T
                     Zero)
 from .types import Type, show_type
 
-__all__ = ["pretty", "pretty_type", "show_num"]
+__all__ = ["pretty", "pretty_type", "show_num", "folding_env", "folding", "folds"]
 
 # Precedence of what a node prints as; a context asks for at least some level.
 LAM, SUM, NEG, APP, PREFIX, ATOM = 0, 1, 30, 50, 60, 70
@@ -71,6 +73,42 @@ def _prefix_minus(t: Term) -> bool:
     return _is_neg(t) or (isinstance(t, Prim) and t.op == "neg" and _infix(t) is not None)
 
 
+# ---- folding the environment tuples of rule 8 (a display mode) --------------------------
+
+_FOLD: contextvars.ContextVar = contextvars.ContextVar("pullback_calc_fold_env", default=False)
+FOLD_AT = 3  # ⟨⟨⟨p, a⟩, b⟩, c⟩ (three levels) and deeper print as ⟨…, c⟩
+
+
+@contextlib.contextmanager
+def folding_env(on: bool = True):
+    """Within the block, renders print the left-nested environment tuples that
+    rule 8 builds, ⟨⟨⟨p, a⟩, b⟩, c⟩, as ⟨…, c⟩: the newest binding, which is
+    what tells one step from the next.  A display mode only: folded text does
+    not parse back to the term."""
+    token = _FOLD.set(on)
+    try:
+        yield
+    finally:
+        _FOLD.reset(token)
+
+
+def folding() -> bool:
+    return _FOLD.get()
+
+
+def env_depth(t: Term) -> int:
+    """How many pairs deep a left-nested tuple ⟨⟨⟨p, a⟩, b⟩, c⟩ is (3 here)."""
+    n = 0
+    while isinstance(t, Tuple) and len(t.items) == 2:
+        n += 1
+        t = t.items[0]
+    return n
+
+
+def folds(t: Term) -> bool:
+    return isinstance(t, Tuple) and env_depth(t) >= FOLD_AT
+
+
 class _Printer:
     """``node`` returns a node's output as a list of strings and sub-tasks
     ``(term, need)`` (``need=None``: a pattern); ``pretty`` runs the tasks
@@ -104,6 +142,8 @@ class _Printer:
     def pattern(self, p: Term) -> list:
         if isinstance(p, Var):
             return [p.name]
+        if _FOLD.get() and folds(p):
+            return [self.sym("⟨…, ", "<..., "), (p.items[-1], None), self.sym("⟩", ">")]
         return [self.sym("⟨", "<"), *self.seq(p.items, None), self.sym("⟩", ">")]
 
     def binder(self, lam: Lam) -> list:
@@ -127,6 +167,8 @@ class _Printer:
         if isinstance(t, Sum):
             return self.seq(t.items, SUM + 1, sym(" ⊕ ", " ++ "))
         if isinstance(t, Tuple):
+            if _FOLD.get() and folds(t):
+                return [sym("⟨…, ", "<..., "), (t.items[-1], LAM), sym("⟩", ">")]
             return [sym("⟨", "<"), *self.seq(t.items, LAM), sym("⟩", ">")]
         if isinstance(t, Proj):
             return [sym("π", "pi") + str(t.index) + " ", (t.arg, ATOM)]

@@ -37,7 +37,8 @@ from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                             Var, Zero, pattern_vars)
 from ..syntax.types import DualT, Prod, R, Arrow, Real, TVar, Type, show_type
 
-__all__ = ["infer", "typecheck", "infer_with_free", "types_equal"]
+__all__ = ["infer", "typecheck", "infer_with_free", "types_equal", "pullback_domains",
+           "unbound_message"]
 
 _ABBREV = 60
 _MISSING = object()
@@ -63,14 +64,16 @@ class _Clash(Exception):
 
 
 class _Checker:
-    def __init__(self, env: Optional[dict]):
+    def __init__(self, env: Optional[dict], closed: bool = False):
         self.env = dict(env or {})
+        self.closed = closed               # an undeclared free variable is an error
         self.scope: dict[str, Type] = {}   # λ-bound variables in scope
         self.free: dict[str, Type] = {}    # free variables met so far
         self.parent: dict[int, TVar] = {}
         self.value: dict[int, Type] = {}
         self.pending: list = []            # postponed projections
         self.binders: dict[int, list] = {}  # id(λ) → its variables' types, per occurrence
+        self.pb_domains: list[Type] = []    # the domain of each Ω(S)P, for notes
 
     # ---- union-find ----------------------------------------------------------
     def root(self, v: TVar) -> TVar:
@@ -184,12 +187,16 @@ class _Checker:
                 pos, term, e, a) from None
 
     # ---- environments and patterns --------------------------------------------
-    def lookup(self, name: str) -> Type:
+    def lookup(self, name: str, pos=None, term: Optional[Term] = None,
+               applied: bool = False) -> Type:
         t = self.scope.get(name)
         if t is None:
             t = self.free.get(name)
             if t is None:
                 t = self.env.get(name)
+                if t is None and self.closed:
+                    raise TypeError_(unbound_message(name, list(self.scope) + list(self.env),
+                                                     applied), pos, term)
                 self.free[name] = t = TVar.new() if t is None else t
         return t
 
@@ -243,7 +250,7 @@ class _Checker:
     def infer(self, t: Term, pos) -> Type:
         pos = t.pos or pos
         if isinstance(t, Var):
-            return self.lookup(t.name)
+            return self.lookup(t.name, pos, t)
         if isinstance(t, Num):
             return R
         if isinstance(t, Prim):
@@ -272,7 +279,13 @@ class _Checker:
                 tb = self.infer(lam.body, pos)
                 self.leave(saved)
                 return tb
-            dom, cod = self.fun_parts(self.infer(t.fun, pos), t.fun,
+            if isinstance(t.fun, Var):  # an unbound function name gets its own hint
+                tf = self.lookup(t.fun.name, t.fun.pos or pos, t.fun, applied=True)
+            else:
+                tf = self.infer(t.fun, pos)
+            if isinstance(self.resolve(tf)[1], Real):
+                raise TypeError_(_applied_real(t), t.fun.pos or pos, t, None, R)
+            dom, cod = self.fun_parts(tf, t.fun,
                                       "the function of an application", t.fun.pos or pos)
             self.expect(self.infer(t.arg, pos), dom, t.arg,
                         lambda: f"the argument of `{_show(t.fun)}`", t.arg.pos or pos)
@@ -314,6 +327,7 @@ class _Checker:
         if isinstance(t, Pullback):
             dom, cod = self.fun_parts(self.infer(t.fun, pos), t.fun,
                                       "the function of a pullback Ω(S)P", t.fun.pos or pos)
+            self.pb_domains.append(dom)
             self.expect(self.infer(t.form, pos), Arrow(cod, DualT(cod)), t.form,
                         "the 1-form of a pullback Ω(S)P", t.form.pos or pos)
             if isinstance(t.form, Lam) and isinstance(t.form.body, Lam):
@@ -418,6 +432,35 @@ class _Checker:
             self.pending += stuck
 
 
+def unbound_message(name: str, in_scope, applied: bool = False) -> str:
+    """'unbound variable `sni`; did you mean `sin`?' and how to declare it."""
+    import difflib
+    from ..syntax.parser import KEYWORDS
+    words = list(dict.fromkeys([*in_scope, *prims.ARITY, *KEYWORDS]))
+    close = difflib.get_close_matches(name, words, n=2, cutoff=0.6)
+    hint = (f"; did you mean {' or '.join(f'`{c}`' for c in close)}?" if close else "")
+    if applied and not close:
+        fns = " ".join(n for n, sp in prims.SPELLING.items() if sp[2] is None)
+        hint = f"; it is not a function symbol (those are: {fns})"
+    uni, asc = ("ℝ → ℝ", "R -> R") if applied else ("ℝ", "R")
+    return (f"unbound variable `{name}`{hint} (to leave it free on purpose, declare it "
+            f"with its type: `free {name} : {uni}` before the term, or "
+            f"--free '{name} : {asc}')")
+
+
+def _applied_real(t: App) -> str:
+    """`2x`, `x y`, `2(x + 1)`: a real is not a function; say how to multiply."""
+    f, a = _show(t.fun), _show(t.arg)
+    if isinstance(t.arg, (Var, Num, Tuple)) or a.startswith("(") or (
+            isinstance(t.arg, Prim) and prims.SPELLING[t.arg.op][2] is None):
+        mul = f"`{f} × {a}`"
+    else:
+        mul = f"`{f} × ({a})`"
+    return (f"type mismatch in the function of an application: `{f}` is a real number "
+            f"and cannot be applied to `{a}`; to multiply, "
+            f"write {mul} (ASCII `*`)")
+
+
 def _shape(p: Term) -> Type:
     """The type a tuple pattern needs, with fresh variables for its leaves."""
     if isinstance(p, Tuple):
@@ -437,9 +480,12 @@ def _arg_name(op: str, i: int, n: int) -> str:
 # ---- public API ------------------------------------------------------------------
 
 @deep
-def infer_with_free(term: Term, env: Optional[dict] = None) -> tuple[Type, dict[str, Type]]:
-    """The type of ``term`` and of each of its free variables, fully resolved."""
-    c = _Checker(env)
+def infer_with_free(term: Term, env: Optional[dict] = None,
+                    closed: bool = False) -> tuple[Type, dict[str, Type]]:
+    """The type of ``term`` and of each of its free variables, fully resolved.
+    ``closed=True``: a free variable not given a type by ``env`` is an error
+    (with a did-you-mean suggestion)."""
+    c = _Checker(env, closed)
     t = c.infer(term, None)
     c.solve_pending()
     memo: dict = {}
@@ -447,26 +493,39 @@ def infer_with_free(term: Term, env: Optional[dict] = None) -> tuple[Type, dict[
 
 
 @deep
-def infer(term: Term, env: Optional[dict] = None) -> Type:
+def infer(term: Term, env: Optional[dict] = None, closed: bool = False) -> Type:
     """The type of ``term`` in ``env``; raises TypeError_ if it has none."""
-    return infer_with_free(term, env)[0]
+    return infer_with_free(term, env, closed)[0]
 
 
 @deep
-def check(term: Term, expected: Type, env: Optional[dict] = None) -> Type:
+def check(term: Term, expected: Type, env: Optional[dict] = None,
+          closed: bool = False) -> Type:
     """Check ``term`` against ``expected`` (which may contain type variables):
     the expected type is imposed before postponed projections are solved, so
     e.g. a covector ``λdy. 3 × π1 dy`` checks against (ℝ × ℝ)⋆."""
-    c = _Checker(env)
+    c = _Checker(env, closed)
     t = c.infer(term, None)
     c.expect(t, expected, term, lambda: "the term", getattr(term, "pos", None))
     c.solve_pending()
     return c.zonk(t, {})
 
 
-def typecheck(term: Term, env: Optional[dict] = None) -> Type:
-    """Public name of ``infer``."""
-    return infer(term, env)
+@deep
+def pullback_domains(term: Term, env: Optional[dict] = None) -> list[Type]:
+    """The domain type of every pullback Ω(S)P in ``term`` (to tell users when
+    a derivative is taken along a function-typed input)."""
+    c = _Checker(env)
+    c.infer(term, None)
+    c.solve_pending()
+    memo: dict = {}
+    return [c.zonk(d, memo) for d in c.pb_domains]
+
+
+def typecheck(term: Term, env: Optional[dict] = None, closed: bool = False) -> Type:
+    """Public name of ``infer``.  Open terms are allowed unless ``closed=True``,
+    where every free variable must be given a type by ``env`` (declared)."""
+    return infer(term, env, closed)
 
 
 def types_equal(a: Type, b: Type) -> bool:

@@ -361,7 +361,8 @@ class Machine:
                 continue
             finally:
                 self._premises = outer
-            if contractum.pos is None:
+            if isinstance(contractum, Term) and contractum.pos is None:
+                # (a delayed β contractum, a Closure, has no position of its own)
                 # carry the source position on, for run-time error messages (rule
                 # 15's partial derivatives: the function symbol they come from)
                 pos = t.pos if t.pos is not None or label != "15" else _locate(t, None)

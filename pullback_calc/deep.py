@@ -45,3 +45,35 @@ def deep(fn):
         return box["value"]
 
     return wrapper
+
+
+def trampoline(gen):
+    """Run a recursion written as generators with an explicit stack of them.
+
+    Inside a generator, ``value = yield sub`` (``sub`` another such generator)
+    is a recursive call: ``sub`` runs to its ``return`` and ``value`` is what it
+    returned, or its exception is raised at the ``yield``.  Only heap memory
+    grows with the depth: no Python frame is nested, so the recursion limit
+    never applies.  The conversion of a recursive function is mechanical --
+    turn ``f(x)`` into ``(yield f(x))`` in ``f`` itself.
+    """
+    stack = [gen]
+    value, error = None, None
+    while True:
+        top = stack[-1]
+        try:
+            sub = top.throw(error) if error is not None else top.send(value)
+        except StopIteration as stop:
+            stack.pop()
+            if not stack:
+                return stop.value
+            value, error = stop.value, None
+            continue
+        except BaseException as e:  # noqa: B036 - handed to the caller's generator
+            stack.pop()
+            if not stack:
+                raise
+            value, error = None, e
+            continue
+        stack.append(sub)
+        value, error = None, None

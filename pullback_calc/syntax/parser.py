@@ -18,7 +18,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 from ..errors import ParseError
 from . import prims, types
 from .terms import (App, Dual, Jac, Lam, Num, Pos, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero, note_name, subterms)
+                    Zero, note_name)
 
 __all__ = ["parse", "parse_type"]
 
@@ -48,19 +48,6 @@ def _pos(x) -> Optional[Pos]:
 
 def _error(message: str, at) -> ParseError:
     return ParseError(message, _pos(at))
-
-
-def _linear_pattern(pat: Term, at) -> Term:
-    """A pattern binds each variable once (the reduction and the type checker
-    would disagree on which binding of a repeated one counts)."""
-    if isinstance(pat, Tuple):
-        seen: set = set()
-        for v in subterms(pat):
-            if isinstance(v, Var):
-                if v.name in seen:
-                    raise _error(f"the pattern binds '{v.name}' twice", v)
-                seen.add(v.name)
-    return pat
 
 
 def _nonneg_num(t: Term) -> bool:
@@ -133,22 +120,17 @@ class _Build(Transformer):
 
     def lam(self, tok, *rest):
         *pats, body = rest
-        for p in pats:
-            _linear_pattern(p, tok)
         for p in reversed(pats[1:]):  # λx y. S = λx. λy. S
             body = Lam(p, body, pos=p.pos)
         return Lam(pats[0], body, pos=_pos(tok))
 
     def lam_ann(self, tok, pat, ann, body):
-        _linear_pattern(pat, tok)
         return Lam(pat, body, ann, pos=_pos(tok))
 
     def let(self, tok, pat, bound, body):
-        _linear_pattern(pat, tok)
         return App(Lam(pat, body, pos=_pos(tok)), bound, pos=_pos(tok))
 
     def let_ann(self, tok, pat, ann, bound, body):
-        _linear_pattern(pat, tok)
         return App(Lam(pat, body, ann, pos=_pos(tok)), bound, pos=_pos(tok))
 
     # ---- patterns ----

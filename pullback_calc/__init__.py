@@ -7,15 +7,38 @@ The pipeline, one folder per stage:
     reduction/   the numbered rules and the call-by-value stepper
     results/     normal forms, Jacobian rows, the sympy bridge
 """
-from .errors import (JacobianError, ParseError, PullbackCalcError, PullbackTypeError,
-                     ReductionError, StepBudgetExceeded)
-from .reduction.machine import DEFAULT_MAX_STEPS
-from .results.higher import apply_covector, hessian, hessian_row, strong_normal_form
-from .results.jacobian import (JacobianRow, ReductionResult, jacobian, jacobian_row, jacobian_rows,
-                               reduce)
-from .syntax.parser import parse, parse_type
-from .syntax.printer import pretty
-from .typing import typecheck
+import importlib
+
+# Everything is imported on first use (PEP 562), so that ``import pullback_calc.cli``
+# is quick and the command line is guarding against interrupts before the engine
+# loads (an interrupt during start-up is a clean "interrupted", not a traceback).
+_LAZY = {
+    "JacobianError": ".errors", "ParseError": ".errors", "PullbackCalcError": ".errors",
+    "PullbackTypeError": ".errors", "ReductionError": ".errors",
+    "StepBudgetExceeded": ".errors", "BudgetExceeded": ".errors",
+    "TimeBudgetExceeded": ".errors", "MemoryBudgetExceeded": ".errors",
+    "DEFAULT_MAX_STEPS": ".reduction.machine",
+    "apply_covector": ".results.higher", "hessian": ".results.higher",
+    "hessian_row": ".results.higher", "strong_normal_form": ".results.higher",
+    "JacobianRow": ".results.jacobian", "ReductionResult": ".results.jacobian",
+    "jacobian": ".results.jacobian", "jacobian_row": ".results.jacobian",
+    "jacobian_rows": ".results.jacobian", "reduce": ".results.jacobian",
+    "parse": ".syntax.parser", "parse_type": ".syntax.parser",
+    "pretty": ".syntax.printer", "typecheck": ".typing", "budget": ".budgets",
+}
+
+
+def __getattr__(name: str):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'pullback_calc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value  # once: later lookups are ordinary
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def from_sympy(exprs, symbols):
@@ -35,4 +58,5 @@ __all__ = ["parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
-           "StepBudgetExceeded", "JacobianError"]
+           "StepBudgetExceeded", "JacobianError", "BudgetExceeded", "TimeBudgetExceeded",
+           "MemoryBudgetExceeded", "budget"]

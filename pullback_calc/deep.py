@@ -9,6 +9,8 @@ import functools
 import sys
 import threading
 
+from . import budgets
+
 _STACK = 512 * 1024 * 1024
 _LIMIT = 400_000
 _local = threading.local()
@@ -34,12 +36,19 @@ def deep(fn):
             sys.setrecursionlimit(_LIMIT)
         old = threading.stack_size()
         threading.stack_size(_STACK)
+        budgets.stop(False)
         try:
-            t = threading.Thread(target=run, name="pullback-calc-deep")
+            # a daemon: an interrupted program exits without waiting for it
+            t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
             t.start()
         finally:
             threading.stack_size(old)
-        t.join()
+        try:
+            while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
+                t.join(0.05)
+        except BaseException:  # KeyboardInterrupt, a timer's budget error, …
+            budgets.stop(True)  # the reduction in the thread stops at its next check
+            raise
         if "error" in box:
             raise box["error"].with_traceback(box["error"].__traceback__)
         return box["value"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
@@ -250,7 +251,11 @@ class Machine:
                 raise StepBudgetExceeded(
                     f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
                     f"{_short(t)}); raise it with max_steps= or --max-steps",
-                    rule=label, redex=t)
+                    rule=label, redex=t, steps=self.steps_taken - 1, term=plug_all(ctx, t))
+            if budgets.ACTIVE and not self.steps_taken & 255:  # time and memory (budgets.py)
+                budgets.check(lambda: (f" after {self.steps_taken - 1} steps (next: rule "
+                                      f"{label} on {_short(t)})", label, t,
+                                      self.steps_taken - 1, plug_all(ctx, t)))
             self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
             prem: list = []
             outer = self._premises

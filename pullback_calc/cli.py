@@ -730,7 +730,8 @@ class _Guards:
                 # address space, not resident memory: leave room for the helper thread's
                 # stack (deep.py), malloc's arenas and the mapped libraries
                 from .budgets import address_space
-                want = address_space() + int(max_memory * 2 ** 20) + 1024 * 2 ** 20
+                from .deep import _STACK
+                want = address_space() + int(max_memory * 2 ** 20) + _STACK + 1024 * 2 ** 20
                 if hard != resource.RLIM_INFINITY:
                     want = min(want, hard)
                 if soft == resource.RLIM_INFINITY or want < soft:
@@ -821,7 +822,9 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
     except PullbackCalcError as e:
         source = getattr(args, "source", None)
         return _fail(_where(source, e.pos) + e.message, 1, _excerpt(source, e.pos))
-    except MemoryError:
+    except (MemoryError, RuntimeError) as e:
+        if isinstance(e, RuntimeError) and not (max_memory and "new thread" in str(e)):
+            return _internal(e)
         _release(args)
         if max_memory is not None:
             return _fail(f"memory budget of {max_memory:g} MB exhausted; raise it with "
@@ -839,11 +842,15 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
     except (KeyboardInterrupt, Terminated):
         raise
     except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
-        import os
-        if os.environ.get("PULLBACK_CALC_DEBUG"):
-            raise
-        return _fail(f"internal error: {type(e).__name__}: {e} (please report it; "
-                     f"PULLBACK_CALC_DEBUG=1 shows the traceback)", 70)
+        return _internal(e)
+
+
+def _internal(e: BaseException) -> int:
+    import os
+    if os.environ.get("PULLBACK_CALC_DEBUG"):
+        raise e
+    return _fail(f"internal error: {type(e).__name__}: {e} (please report it; "
+                 f"PULLBACK_CALC_DEBUG=1 shows the traceback)", 70)
 
 
 def _flush() -> None:

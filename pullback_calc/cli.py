@@ -220,26 +220,21 @@ def _max_steps(p: argparse.ArgumentParser) -> None:
     budget_args(p)
 
 
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"the timeout must be a positive number of seconds, "
-                                         f"got {text}")
-    return v
+def _positive(what: str, unit: str):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {unit}, got {text!r}") from None
+        if not (v > 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"{what} must be a positive number of {unit}, "
+                                             f"got {text}")
+        return v
+    return parse
 
 
-def _megabytes(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of megabytes, got {text!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"the memory budget must be a positive number of "
-                                         f"megabytes, got {text}")
-    return v
+_seconds = _positive("the timeout", "seconds")
+_megabytes = _positive("the memory budget", "megabytes")
 
 
 def budget_args(p: argparse.ArgumentParser) -> None:

@@ -86,3 +86,23 @@ def trampoline(gen):
             continue
         stack.append(sub)
         value, error = None, None
+
+
+def cached_hash(root, parts, key) -> int:
+    """The hash of a tree, cached on each node as ``_hash``, post-order without
+    recursion: ``parts(node)`` are its children, ``key(node)`` the rest it hashes."""
+    h = root.__dict__.get("_hash")
+    if h is not None:
+        return h
+    stack: list = [(root, False)]
+    while stack:
+        t, ready = stack.pop()
+        if "_hash" in t.__dict__:
+            continue
+        if ready:
+            hv = hash((key(t), tuple(c.__dict__["_hash"] for c in parts(t))))
+            object.__setattr__(t, "_hash", hv)
+        else:
+            stack.append((t, True))
+            stack.extend((c, False) for c in parts(t) if "_hash" not in c.__dict__)
+    return root.__dict__["_hash"]

@@ -42,22 +42,9 @@ class Type:
         return r if r is NotImplemented else not r
 
     def __hash__(self) -> int:
-        h = self.__dict__.get("_hash")
-        if h is not None:
-            return h
-        stack: list = [(self, False)]  # post-order without recursion
-        while stack:
-            t, ready = stack.pop()
-            if "_hash" in t.__dict__:
-                continue
-            if ready:
-                hv = hash((t._tag, getattr(t, "id", None),  # no str: pickled types keep _hash
-                           tuple(c.__dict__["_hash"] for c in t._parts())))
-                object.__setattr__(t, "_hash", hv)
-            else:
-                stack.append((t, True))
-                stack.extend((c, False) for c in t._parts() if "_hash" not in c.__dict__)
-        return self.__dict__["_hash"]
+        from ..deep import cached_hash  # (deep imports budgets, which is light)
+        # no str in the key: a pickled type keeps its _hash
+        return cached_hash(self, Type._parts, lambda t: (t._tag, getattr(t, "id", None)))
 
     def __str__(self) -> str:
         return show_type(self)

@@ -9,30 +9,52 @@ The pipeline, one folder per stage:
 """
 __version__ = "0.1.0"
 
-from .errors import (JacobianError, ParseError, PullbackCalcError, PullbackTypeError,
-                     ReductionError, StepBudgetExceeded)
-from .reduction.machine import DEFAULT_MAX_STEPS
-from .results.higher import apply_covector, hessian, hessian_row, strong_normal_form
-from .results.jacobian import (JacobianRow, ReductionResult, jacobian, jacobian_row, jacobian_rows,
-                               reduce)
-from .syntax.parser import parse, parse_type
-from .syntax.printer import pretty
-from .typing import typecheck
-from .api import (D, JVP, VJP, Backpropagator, Gradient, Value, backprop, call, grad, grad1, jvp,
-                  primal, vjp)
-from .results.unknown import UnknownFunctionError
-from .registry import (Primitive, RegistrationError, primitive_scope, register_primitive,
-                       registered_primitives, unregister_primitive)
-from .results.tape import Tape, tape
-from .tracing import TraceError, cos, exp, log, sin, sqrt, tan, tanh, trace
+import importlib
+
+# Everything is imported on first use (PEP 562), so that ``import pullback_calc.cli``
+# is quick and the command line is guarding against interrupts before the engine
+# loads (an interrupt during start-up is a clean "interrupted", not a traceback).
+_LAZY = {
+    "JacobianError": ".errors", "ParseError": ".errors", "PullbackCalcError": ".errors",
+    "PullbackTypeError": ".errors", "ReductionError": ".errors",
+    "StepBudgetExceeded": ".errors", "BudgetExceeded": ".errors",
+    "TimeBudgetExceeded": ".errors", "MemoryBudgetExceeded": ".errors",
+    "DEFAULT_MAX_STEPS": ".reduction.machine",
+    "apply_covector": ".results.higher", "hessian": ".results.higher",
+    "hessian_row": ".results.higher", "strong_normal_form": ".results.higher",
+    "JacobianRow": ".results.jacobian", "ReductionResult": ".results.jacobian",
+    "jacobian": ".results.jacobian", "jacobian_row": ".results.jacobian",
+    "jacobian_rows": ".results.jacobian", "reduce": ".results.jacobian",
+    "parse": ".syntax.parser", "parse_type": ".syntax.parser",
+    "pretty": ".syntax.printer", "typecheck": ".typing", "budget": ".budgets",
+    # the AD front door (api.py)
+    **{n: ".api" for n in ("D", "JVP", "VJP", "Backpropagator", "Gradient", "Value",
+                           "backprop", "call", "grad", "grad1", "jvp", "primal", "vjp")},
+    "UnknownFunctionError": ".results.unknown",
+    # function symbols registered at run time (registry.py)
+    **{n: ".registry" for n in ("Primitive", "RegistrationError", "primitive_scope",
+                                "register_primitive", "registered_primitives",
+                                "unregister_primitive")},
+    "Tape": ".results.tape", "tape": ".results.tape",
+    # Python functions traced into terms (tracing.py)
+    **{n: ".tracing" for n in ("TraceError", "cos", "exp", "log", "sin", "sqrt", "tan",
+                               "tanh", "trace")},
+}
 
 
-def __getattr__(name):
-    # imported on first use: the registered examples need sympy, which is slow to import
-    if name == "extras":
-        import importlib
+def __getattr__(name: str):
+    if name == "extras":  # the registered examples (they need sympy, slow to import)
         return importlib.import_module(".extras", __name__)
-    raise AttributeError(f"module 'pullback_calc' has no attribute {name!r}")
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'pullback_calc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod, __name__), name)
+    globals()[name] = value  # once: later lookups are ordinary
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def examples_dir():
@@ -64,7 +86,8 @@ __all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "type
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
-           "StepBudgetExceeded", "JacobianError",
+           "StepBudgetExceeded", "JacobianError", "BudgetExceeded", "TimeBudgetExceeded",
+           "MemoryBudgetExceeded", "budget",
            # the AD front door (api.py)
            "grad", "grad1", "vjp", "D", "jvp", "call", "primal", "backprop", "Gradient", "VJP",
            "JVP", "Backpropagator", "Value", "UnknownFunctionError", "tape", "Tape",

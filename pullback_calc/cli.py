@@ -27,10 +27,19 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from . import (DEFAULT_MAX_STEPS, PullbackCalcError, StepBudgetExceeded, jacobian_row, parse,
-               pretty, reduce, typecheck)
-from .rendering.text import trace_lines
-from .syntax.printer import show_num
+from .errors import PullbackCalcError, StepBudgetExceeded
+
+# The engine (lark, the rules, the renderers: most of the start-up time) is
+# imported by main() once it guards against interrupts; see _load.
+DEFAULT_MAX_STEPS = 1_000_000  # reduction.machine's, which _load checks
+
+
+def _load() -> None:
+    global DEFAULT_MAX_STEPS, jacobian_row, parse, pretty, reduce, typecheck, trace_lines
+    global show_num
+    from . import DEFAULT_MAX_STEPS, jacobian_row, parse, pretty, reduce, typecheck
+    from .rendering.text import trace_lines
+    from .syntax.printer import show_num
 
 PROG = "pullback-calc"
 
@@ -243,6 +252,33 @@ def _source_args(p: argparse.ArgumentParser) -> None:
 def _max_steps(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=_positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
                    help=f"give up after N reduction steps (default {DEFAULT_MAX_STEPS:,})")
+    budget_args(p)
+
+
+def _positive(what: str, unit: str):
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {unit}, got {text!r}") from None
+        if not (v > 0 and math.isfinite(v)):
+            raise argparse.ArgumentTypeError(f"{what} must be a positive number of {unit}, "
+                                             f"got {text}")
+        return v
+    return parse
+
+
+_seconds = _positive("the timeout", "seconds")
+_megabytes = _positive("the memory budget", "megabytes")
+
+
+def budget_args(p: argparse.ArgumentParser) -> None:
+    """--timeout and --max-memory (every command has them; see budgets.py)."""
+    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                   help="give up after SECONDS of wall-clock time (default: no limit)")
+    p.add_argument("--max-memory", type=_megabytes, default=None, metavar="MB",
+                   help="give up when the process uses more than MB megabytes (default: no "
+                        "limit; a hard limit on POSIX)")
 
 
 def _jobs(p: argparse.ArgumentParser) -> None:
@@ -409,7 +445,15 @@ class Source:
         if args.expr is not None:
             self.name, self.text = "<-e>", args.expr
         elif args.file == "-":
-            self.name, self.text = "<stdin>", sys.stdin.read()
+            self.name = "<stdin>"
+            if sys.stdin is None:
+                raise PullbackCalcError("<stdin>: standard input is closed")
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+            try:
+                self.text = data.decode("utf-8") if isinstance(data, bytes) else data
+            except UnicodeDecodeError as e:
+                raise PullbackCalcError(f"<stdin>: not UTF-8 text ({e.reason} at byte "
+                                        f"{e.start})") from None
         else:
             self.name = args.file
             try:
@@ -887,43 +931,202 @@ def cmd_demo(args, out) -> int:
 # ---- main --------------------------------------------------------------------------------
 
 def _fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
-    sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
+    try:  # stderr may be closed, full or a broken pipe: the status still tells
+        sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
+        sys.stderr.flush()
+    except (OSError, AttributeError, ValueError):
+        pass
     return status
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that the clean-up runs."""
+
+
+def _on_term(signum, frame):
+    raise Terminated()
+
+
+def _on_alarm(signum, frame):
+    from . import budgets
+    from .errors import TimeBudgetExceeded
+    raise TimeBudgetExceeded(budgets.time_message())
+
+
+class _Guards:
+    """Signal handlers and hard backstops for the budgets, installed by main()
+    and restored on the way out (main() also runs inside test processes)."""
+
+    def __init__(self):
+        self.saved: list = []
+
+    def signal(self, signum, handler) -> None:
+        import signal
+        try:
+            self.saved.append(("signal", signum, signal.signal(signum, handler)))
+        except (ValueError, OSError, AttributeError):  # not the main thread / no such signal
+            pass
+
+    def budgets(self, timeout: Optional[float], max_memory: Optional[float]) -> None:
+        import signal
+        if timeout is not None and hasattr(signal, "setitimer"):
+            # the machine checks the deadline itself (with the state reached); this
+            # timer, a little later, stops the stages that do not reduce
+            self.signal(signal.SIGALRM, _on_alarm)
+            if self.saved and self.saved[-1][1] == signal.SIGALRM:
+                signal.setitimer(signal.ITIMER_REAL, timeout + 0.5)
+                self.saved.append(("timer",))
+        if max_memory is not None:
+            try:
+                import resource
+                soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+                # address space, not resident memory: leave room for the helper thread's
+                # stack (deep.py), malloc's arenas and the mapped libraries
+                from .budgets import address_space
+                from .deep import _STACK
+                want = address_space() + int(max_memory * 2 ** 20) + _STACK + 1024 * 2 ** 20
+                if hard != resource.RLIM_INFINITY:
+                    want = min(want, hard)
+                if soft == resource.RLIM_INFINITY or want < soft:
+                    resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+                    self.saved.append(("rlimit", soft, hard))
+            except (ImportError, ValueError, OSError):  # not POSIX: the machine's checks only
+                pass
+
+    def restore(self) -> None:
+        import signal
+        for item in reversed(self.saved):
+            try:
+                if item[0] == "timer":
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                elif item[0] == "signal":
+                    signal.signal(item[1], item[2])
+                else:
+                    import resource
+                    resource.setrlimit(resource.RLIMIT_AS, (item[1], item[2]))
+            except (ValueError, OSError):
+                pass
+        self.saved.clear()
+
+
+def _peek_budgets(argv: Sequence[str]) -> tuple[Optional[float], Optional[float]]:
+    """--timeout and --max-memory, wherever they are (graph parses its own options)."""
+    p = _Parser(prog=PROG, add_help=False, allow_abbrev=False)
+    budget_args(p)
+    known, _ = p.parse_known_args(_join_values(argv))
+    return known.timeout, known.max_memory
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit status (the console script exits with it)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["graph"]:  # reduction graphs parse their own options
-        from .rendering.graph import graph_command
-        return graph_command(argv[1:])
-    parser = build_parser()
+    """Run the command line; returns the exit status (the console script exits with it).
+
+    Whatever happens, the outcome is one line on stderr and a conventional status,
+    never a traceback: 1 for bad input (and exhausted budgets), 2 for a bad command
+    line, 130 for SIGINT, 143 for SIGTERM, 70 for an internal error (set
+    PULLBACK_CALC_DEBUG=1 to see its traceback).
+    """
+    import signal
+    guards = _Guards()
+    guards.signal(signal.SIGTERM, _on_term)
     try:
-        args = parser.parse_args(_join_values(argv))
+        try:
+            return _main(argv, guards)
+        finally:
+            guards.restore()
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except Terminated:
+        return _fail("terminated", 143)
+
+
+def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _load()
+    try:
+        timeout, max_memory = _peek_budgets(argv)
     except UsageError as e:
         return _fail(str(e), 2)
-    except SystemExit as e:  # --help
-        return e.code if isinstance(e.code, int) else 0
-    args.source = None
-    out = sys.stdout
+    args = None
     try:
-        return args.run(args, out)
+        guards.budgets(timeout, max_memory)
+        from .budgets import budget
+        with budget(timeout, max_memory):
+            if argv[:1] == ["graph"]:  # reduction graphs parse their own options
+                from .rendering.graph import graph_command
+                status = graph_command(argv[1:])
+            else:
+                parser = build_parser()
+                try:
+                    args = parser.parse_args(_join_values(argv))
+                except UsageError as e:
+                    return _fail(str(e), 2)
+                except SystemExit as e:  # --help
+                    status = e.code if isinstance(e.code, int) else 0
+                    _flush()
+                    return status
+                args.source = None
+                if sys.stdout is None:
+                    return _fail("standard output is closed: nowhere to write the output", 1)
+                status = args.run(args, sys.stdout)
+            _flush()
+            return status
     except UsageError as e:
         return _fail(str(e), 2)
     except PullbackCalcError as e:
-        source = args.source
+        source = getattr(args, "source", None)
         return _fail(_where(source, e.pos) + e.message, 1, _excerpt(source, e.pos))
+    except (MemoryError, RuntimeError) as e:
+        if isinstance(e, RuntimeError) and not (max_memory and "new thread" in str(e)):
+            return _internal(e)
+        _release(args)
+        if max_memory is not None:
+            return _fail(f"memory budget of {max_memory:g} MB exhausted; raise it with "
+                         f"--max-memory", 1)
+        return _fail("out of memory", 1)
+    except RecursionError:  # a bug: nothing should recurse on the input's size
+        return _fail("internal error: the input is nested too deeply for one of the stages "
+                     "(please report it)", 70)
     except OSError as e:
+        _silence_stdout()
         if isinstance(e, BrokenPipeError):  # e.g. `pullback-calc reduce … | head`
-            try:
-                sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - silence the flush at exit
-            except OSError:
-                pass
             return 1
-        name = f"{e.filename}: " if e.filename else ""
+        name = f"{e.filename}: " if e.filename else "cannot write the output: "
         return _fail(f"{name}{e.strerror or e}", 1)
-    except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+    except (KeyboardInterrupt, Terminated):
+        raise
+    except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
+        return _internal(e)
+
+
+def _internal(e: BaseException) -> int:
+    import os
+    if os.environ.get("PULLBACK_CALC_DEBUG"):
+        raise e
+    return _fail(f"internal error: {type(e).__name__}: {e} (please report it; "
+                 f"PULLBACK_CALC_DEBUG=1 shows the traceback)", 70)
+
+
+def _flush() -> None:
+    """Write out what is buffered now, so that a full disk or a closed pipe is
+    reported here (as an OSError) and not as a warning at exit."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _silence_stdout() -> None:
+    import os
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the flush at exit must not fail
+    except OSError:
+        pass
+
+
+def _release(args) -> None:
+    """After a MemoryError: drop what the command held, so the message can be written."""
+    import gc
+    if args is not None:
+        args.source = None
+    gc.collect()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,8 @@ import functools
 import sys
 import threading
 
+from . import budgets
+
 _STACK = 512 * 1024 * 1024
 _LIMIT = 400_000
 _local = threading.local()
@@ -34,14 +36,73 @@ def deep(fn):
             sys.setrecursionlimit(_LIMIT)
         old = threading.stack_size()
         threading.stack_size(_STACK)
+        budgets.stop(False)
         try:
-            t = threading.Thread(target=run, name="pullback-calc-deep")
+            # a daemon: an interrupted program exits without waiting for it
+            t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
             t.start()
         finally:
             threading.stack_size(old)
-        t.join()
+        try:
+            while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
+                t.join(0.05)
+        except BaseException:  # KeyboardInterrupt, a timer's budget error, …
+            budgets.stop(True)  # the reduction in the thread stops at its next check
+            raise
         if "error" in box:
             raise box["error"].with_traceback(box["error"].__traceback__)
         return box["value"]
 
     return wrapper
+
+
+def trampoline(gen):
+    """Run a recursion written as generators with an explicit stack of them.
+
+    Inside a generator, ``value = yield sub`` (``sub`` another such generator)
+    is a recursive call: ``sub`` runs to its ``return`` and ``value`` is what it
+    returned, or its exception is raised at the ``yield``.  Only heap memory
+    grows with the depth: no Python frame is nested, so the recursion limit
+    never applies.  The conversion of a recursive function is mechanical --
+    turn ``f(x)`` into ``(yield f(x))`` in ``f`` itself.
+    """
+    stack = [gen]
+    value, error = None, None
+    while True:
+        top = stack[-1]
+        try:
+            sub = top.throw(error) if error is not None else top.send(value)
+        except StopIteration as stop:
+            stack.pop()
+            if not stack:
+                return stop.value
+            value, error = stop.value, None
+            continue
+        except BaseException as e:  # noqa: B036 - handed to the caller's generator
+            stack.pop()
+            if not stack:
+                raise
+            value, error = None, e
+            continue
+        stack.append(sub)
+        value, error = None, None
+
+
+def cached_hash(root, parts, key) -> int:
+    """The hash of a tree, cached on each node as ``_hash``, post-order without
+    recursion: ``parts(node)`` are its children, ``key(node)`` the rest it hashes."""
+    h = root.__dict__.get("_hash")
+    if h is not None:
+        return h
+    stack: list = [(root, False)]
+    while stack:
+        t, ready = stack.pop()
+        if "_hash" in t.__dict__:
+            continue
+        if ready:
+            hv = hash((key(t), tuple(c.__dict__["_hash"] for c in parts(t))))
+            object.__setattr__(t, "_hash", hv)
+        else:
+            stack.append((t, True))
+            stack.extend((c, False) for c in parts(t) if "_hash" not in c.__dict__)
+    return root.__dict__["_hash"]

@@ -36,8 +36,36 @@ class ReductionError(PullbackCalcError):
         self.rule, self.redex = rule, redex
 
 
-class StepBudgetExceeded(ReductionError):
+class BudgetExceeded(ReductionError):
+    """A resource budget ran out: ``budget`` is "steps", "time" or "memory".
+
+    The state reached is kept for display (e.g. the state after N steps):
+    ``steps`` is the number of steps taken so far and ``term`` the whole term
+    being reduced when the budget ran out -- a premise's, if it ran out inside
+    one (both None when it ran out outside reduction, e.g. while parsing).
+    """
+
+    budget = "resources"
+
+    def __init__(self, message: str, rule: Optional[str] = None, redex=None,
+                 steps: Optional[int] = None, term=None):
+        super().__init__(message, rule, redex)
+        self.steps, self.term = steps, term
+
+
+class StepBudgetExceeded(BudgetExceeded):
     """Reduction ran out of its step budget (``max_steps``)."""
+    budget = "steps"
+
+
+class TimeBudgetExceeded(BudgetExceeded):
+    """The wall-clock budget (``timeout=``, ``--timeout``) ran out."""
+    budget = "time"
+
+
+class MemoryBudgetExceeded(BudgetExceeded):
+    """The memory budget (``max_memory=``, ``--max-memory``) ran out."""
+    budget = "memory"
 
 
 class JacobianError(PullbackCalcError):

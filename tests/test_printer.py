@@ -4,6 +4,7 @@ import random
 import pytest
 
 from pullback_calc.syntax import types as T
+from pullback_calc.errors import ParseError
 from pullback_calc.syntax.parser import parse
 from pullback_calc.syntax.printer import pretty, pretty_type, show_num
 from pullback_calc.syntax.prims import ARITY, P
@@ -56,11 +57,18 @@ def test_golden(term, uni, asc):
 
 
 @pytest.mark.parametrize("v,s", [(2.0, "2"), (-2.0, "-2"), (2.5, "2.5"), (1e-5, "1e-05"),
-                                 (1e20, "1e+20"), (0.1, "0.1"), (-0.0, "-0"),
-                                 (float("inf"), "1e999"), (float("-inf"), "-1e999")])
+                                 (1e20, "1e+20"), (0.1, "0.1"), (-0.0, "-0")])
 def test_numerals(v, s):
     assert show_num(v) == s
     assert parse(s) == Num(v)
+
+
+@pytest.mark.parametrize("v,s", [(float("inf"), "1e999"), (float("-inf"), "-1e999")])
+def test_infinite_numerals_print_but_do_not_read_back(v, s):
+    # issue 14: a literal that overflows is a parse error at the literal, not infinity
+    assert show_num(v) == s
+    with pytest.raises(ParseError, match="too large.*overflows"):
+        parse(s)
 
 
 def test_pretty_type():

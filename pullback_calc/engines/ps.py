@@ -438,8 +438,8 @@ def context_types(term: T.Term, expected=None) -> dict:
             super().__init__(None)
             self.seen: dict = {}
 
-        def infer(self, t, pos):
-            ty = super().infer(t, pos)
+        def _infer(self, t, pos):  # the checker's rules run as generators (deep.trampoline)
+            ty = yield super()._infer(t, pos)
             self.seen[id(t)] = ty
             return ty
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import ReductionError, StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
@@ -335,9 +336,15 @@ class Machine:
                 e = StepBudgetExceeded(
                     f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
                     f"{_short(t)}); raise it with max_steps= or --max-steps",
-                    rule=label, redex=t)
+                    rule=label, redex=t, steps=self.steps_taken - 1,
+                    term=plug_all(materialise_ctx(ctx), t))
                 self._stash(e, ctx, t, label)
                 raise e
+            if budgets.ACTIVE and not self.steps_taken & 255:  # time and memory (budgets.py)
+                budgets.check(lambda: (f" after {self.steps_taken - 1} steps (next: rule "
+                                      f"{label} on {_short(D.materialise(t))})", label,
+                                      D.materialise(t), self.steps_taken - 1,
+                                      plug_all(materialise_ctx(ctx), D.materialise(t))))
             self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
             prem: list = []
             outer = self._premises

@@ -1078,7 +1078,7 @@ GRAPH_USAGE = ("pullback-calc graph FILE | -e TEXT [--full] [--budget N] "
 
 
 def _build_graph_parser(prog: str):
-    from ..cli import _Parser, _positive_int, _source_args, parse_point  # noqa: PLC0415
+    from ..cli import _Parser, _positive_int, _source_args, budget_args, parse_point  # noqa: PLC0415
     from ..reduction.machine import DEFAULT_MAX_STEPS
 
     p = _Parser(prog=prog, allow_abbrev=False,
@@ -1108,6 +1108,7 @@ def _build_graph_parser(prog: str):
     p.add_argument("--show-steps", type=_positive_int, default=400, metavar="N",
                    help="strategy graph: draw at most N steps per derivation, eliding the "
                         "middle (default 400)")
+    budget_args(p)  # applied by cli.main
     p.add_argument("--label-width", type=_positive_int, default=40, metavar="N",
                    help="abbreviate terms in nodes to N characters (default 40)")
     p.add_argument("--detail", action=argparse.BooleanOptionalAction, default=None,

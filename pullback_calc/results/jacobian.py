@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
+from ..budgets import budget
 from ..deep import deep
 from ..errors import JacobianError
 from ..reduction.linear import to_lincomb
@@ -66,14 +67,19 @@ def _as_term(t: Union[str, Term]) -> Term:
 
 @deep
 def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
-           record: bool = True, stop_after: Optional[int] = None) -> ReductionResult:
+           record: bool = True, stop_after: Optional[int] = None,
+           timeout: Optional[float] = None,
+           max_memory: Optional[float] = None) -> ReductionResult:
     """Reduce a term to its normal form by the call-by-value strategy.
     ``stop_after=N``: stop after N steps of the main derivation (premises run
     whole, inside their step) and return the term reached as ``.value``, with
     ``.next_step`` the redex to contract next, its rule and its context (like
-    the K framework's ``krun --depth N``)."""
+    the K framework's ``krun --depth N``).  ``timeout`` (seconds) and
+    ``max_memory`` (megabytes) bound the time and memory as ``max_steps``
+    bounds the steps (see budgets.py)."""
     m = Machine(max_steps=max_steps, record=record, stop_after=stop_after)
-    value, trace = m.reduce(_as_term(term))
+    with budget(timeout, max_memory):
+        value, trace = m.reduce(_as_term(term))
     return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts), m.next_step)
 
 
@@ -151,7 +157,8 @@ def _points(point) -> list[float]:
 @deep
 def jacobian_row(f: Union[str, Term], point, p: int,
                  max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-                 on_unknown: str = "error") -> JacobianRow:
+                 on_unknown: str = "error", timeout: Optional[float] = None,
+                 max_memory: Optional[float] = None) -> JacobianRow:
     """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction.
     ``record=False`` keeps no trace (``.trace`` is empty; ``.steps`` and
     ``.rule_counts`` are still counted): less memory, a little faster.
@@ -173,7 +180,8 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     omega = Lam(z, _coordinate_functional(cod, out_paths[p]))
     term = App(Pullback(f, omega), _point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=record)
-    value, trace = m.reduce(term)
+    with budget(timeout, max_memory):
+        value, trace = m.reduce(term)
     free = U.unknown_functions(f)
     row = U.read_row(value, in_paths, free, on_unknown) if free else read_row(value, in_paths)
     return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
@@ -216,7 +224,8 @@ def read_row(covector: Term, in_paths: list, settle=None, error=None) -> list[fl
 @deep
 def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
                   record: bool = False, workers: Optional[int] = None,
-                  on_unknown: str = "error") -> list:
+                  on_unknown: str = "error", timeout: Optional[float] = None,
+                  max_memory: Optional[float] = None) -> list:
     """``jacobian_row`` for each of ``rows`` (default: every output), as a list of
     ``JacobianRow``; ``workers=N`` (N > 1) reduces the rows in N processes
     (see ``results.parallel``): the same rows, steps and traces."""
@@ -227,7 +236,8 @@ def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAUL
         rows = range(len(_leaves(cod, "output")))
     tasks = [(p, max_steps, record, on_unknown) for p in rows]
     from .parallel import map_rows
-    return map_rows(_row_task, f, pt, tasks, workers)
+    with budget(timeout, max_memory):  # forked workers inherit it
+        return map_rows(_row_task, f, pt, tasks, workers)
 
 
 def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
@@ -238,7 +248,8 @@ def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
 @deep
 def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
              record: bool = False, workers: Optional[int] = None,
-             on_unknown: str = "error", method: Optional[str] = None) -> list:
+             on_unknown: str = "error", method: Optional[str] = None,
+             timeout: Optional[float] = None, max_memory: Optional[float] = None) -> list:
     """All rows of the Jacobian, one reduction (reverse-mode run) per output:
     a list of rows (lists of floats).  ``record=True`` returns the
     ``JacobianRow`` of each row instead, traces included (the default keeps no
@@ -252,5 +263,5 @@ def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
         return by_engine(f, point, method, **({"max_steps": max_steps}
                                               if method == "pullback" else {}))
     out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
-                        on_unknown=on_unknown)
+                        on_unknown=on_unknown, timeout=timeout, max_memory=max_memory)
     return out if record else [r.row for r in out]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -63,6 +64,10 @@ def _error(message: str, at) -> ParseError:
     return ParseError(message, _pos(at))
 
 
+def _clip(text: str, n: int = 40) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
 def _nonneg_num(t: Term) -> bool:
     return isinstance(t, Num) and math.copysign(1.0, t.value) > 0
 
@@ -77,7 +82,11 @@ class _Build(Transformer):
         return Var(tok.value, pos=_pos(tok))
 
     def num(self, tok):
-        return Num(float(tok.value), pos=_pos(tok))
+        v = float(tok.value)
+        if not math.isfinite(v):  # 1e400 would silently be infinity
+            raise _error(f"the number {_clip(tok.value)} is too large: it overflows to "
+                         f"{v} (numerals must be finite reals)", tok)
+        return Num(v, pos=_pos(tok))
 
     def zero(self, tok):
         return Zero(pos=_pos(tok))
@@ -307,7 +316,88 @@ def _translate(e: LarkError, text: str, start: str) -> ParseError:
     return ParseError(str(e), None)
 
 
+# ---- a linear pre-scan for huge inputs ---------------------------------------------
+#
+# Lark needs about 10 µs per token and keeps every node it has built, so a
+# bad character at the end of a 10 MB line used to cost minutes and gigabytes
+# before it was reported.  Inputs longer than _BIG are first scanned by one
+# possessive regular expression (no backtracking, no Python loop per token)
+# for a character no token can start with, and for unbalanced brackets.
+
+_BIG = 100_000
+_NAME_RE = (r"[A-Za-z_\u0391-\u03A8\u03B1-\u03BA\u03BC-\u03BF\u03C1-\u03C9]"
+            r"[A-Za-z0-9_'\u0391-\u03A8\u03B1-\u03BA\u03BC-\u03BF\u03C1-\u03C9]*")
+_LEXABLE = re.compile(
+    r"(?:\s+|\#[^\n]*|" + _NAME_RE + r"|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+    r"|π(?:[0-9]+|[₀-₉]+)|->|\^\*|\+\+|[()⟨<⟩>,λ\\.·:=⊕+−\-×*/⋆^→ℝ𝟎Ω])*+")
+_CLOSER = {"(": ")", "⟨": "⟩", "<": ">"}
+
+
+def _pos_at(text: str, offset: int) -> Pos:
+    line = text.count("\n", 0, offset) + 1
+    return Pos(line, offset - text.rfind("\n", 0, offset))
+
+
+def _prescan(text: str, start: str) -> None:
+    """Raise the ParseError of an unlexable character or an unbalanced bracket,
+    in time and memory linear in the text."""
+    end = _LEXABLE.match(text).end()
+    if end < len(text):
+        if end < _BIG:  # near the start: lark's message says what was expected
+            _run_lark(text[:end + 1], start)
+        raise ParseError(f"unexpected character {text[end]!r}", _pos_at(text, end))
+    # Blank out comments and arrows (same length: offsets stay), keep only the
+    # brackets, and match them in one tight loop; the offset of the k-th bracket
+    # is found again only for the error, by bisection on str.count.
+    clean = _BLANK.sub(lambda m: " " * len(m.group()), text)
+    only = _NOT_BRACKET.sub("", clean)
+    opened = array("q")  # indices into ``only`` of the open brackets (8 bytes each)
+    push, pop = opened.append, opened.pop
+    for k, c in enumerate(only):
+        if c in "(⟨<":
+            push(k)
+            continue
+        if not opened:
+            raise ParseError(f"unexpected {c!r}: no bracket is open here",
+                             _pos_at(text, _offset(clean, k)))
+        o = pop()
+        if (c == ")") != (only[o] == "("):
+            want = _CLOSER[only[o]]
+            raise ParseError(f"unexpected {c!r}: expected {want!r} to close the {only[o]!r} "
+                             f"at {_pos_at(text, _offset(clean, o))}",
+                             _pos_at(text, _offset(clean, k)))
+    if opened:
+        o = opened[-1]
+        raise ParseError(f"the {only[o]!r} here is never closed (expected "
+                         f"{_CLOSER[only[o]]!r} before the end of input)",
+                         _pos_at(text, _offset(clean, o)))
+
+
+_BLANK = re.compile(r"\#[^\n]*|->")
+_NOT_BRACKET = re.compile(r"[^()⟨⟩<>]+")
+
+
+def _offset(clean: str, k: int) -> int:
+    """The offset in ``clean`` of its k-th bracket (from 0)."""
+    def before(i: int) -> int:
+        return sum(clean.count(b, 0, i) for b in "()⟨⟩<>")
+    lo, hi = 0, len(clean)  # the smallest i with k + 1 brackets in clean[:i], minus one
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if before(mid + 1) > k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _run(text: str, start: str):
+    if len(text) > _BIG:
+        _prescan(text, start)
+    return _run_lark(text, start)
+
+
+def _run_lark(text: str, start: str):
     try:
         return _parser().parse(text, start=start)
     except ParseError:

@@ -13,6 +13,7 @@ without touching Python's recursion limit.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass, field, fields
 from typing import Iterator, Optional
@@ -135,7 +136,10 @@ class Num(Term):
     pos: Optional[Pos] = field(default=None, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "value", float(self.value))
+        v = float(self.value)
+        if not math.isfinite(v):  # so no formal sum (or anything else) holds ±inf or NaN
+            raise ValueError(f"a numeral must be a finite real, got {v}")
+        object.__setattr__(self, "value", v)
 
 
 @_term

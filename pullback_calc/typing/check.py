@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Union
 
-from ..deep import deep
+from ..deep import deep, trampoline
 from ..errors import TypeError_
 from ..syntax import prims
 from ..syntax.subst import linear_needs
@@ -152,16 +152,22 @@ class _Checker:
             self.value[rf.id] = d
 
     def zonk(self, t: Type, memo: dict) -> Type:
+        return trampoline(self._zonk(t, memo))
+
+    def _zonk(self, t: Type, memo: dict):
         r, h = self.resolve(t)
         key = ("v", r.id) if r is not None else id(h)
         if key in memo:  # shared subtypes are resolved once
             return memo[key]
         if isinstance(h, Prod):
-            out: Type = Prod(tuple(self.zonk(i, memo) for i in h.items))
+            items = []
+            for i in h.items:
+                items.append((yield self._zonk(i, memo)))
+            out: Type = Prod(tuple(items))
         elif isinstance(h, Arrow):
-            out = Arrow(self.zonk(h.dom, memo), self.zonk(h.cod, memo))
+            out = Arrow((yield self._zonk(h.dom, memo)), (yield self._zonk(h.cod, memo)))
         elif isinstance(h, DualT):
-            out = DualT(self.zonk(h.of, memo))
+            out = DualT((yield self._zonk(h.of, memo)))
         else:
             out = h
         memo[key] = out
@@ -204,10 +210,12 @@ class _Checker:
         """Match pattern ``pat`` against type ``t``; the variables' bindings."""
         out: list = []
 
-        def go(p: Term, t: Type) -> None:
+        stack = [(pat, t)]  # left to right, without recursion (patterns may be deep)
+        while stack:
+            p, t = stack.pop()
             if isinstance(p, Var):
                 out.append((p.name, t))
-                return
+                continue
             if not isinstance(p, Tuple):
                 raise TypeError_(f"`{_show(p)}` is not a pattern", p.pos or pos, p)
             _, h = self.resolve(t)
@@ -216,10 +224,7 @@ class _Checker:
                 h = self.value[h.id]
             if not (isinstance(h, Prod) and len(h.items) == len(p.items)):
                 self.expect(t, _shape(p), term, what, pos)  # raises
-            for q, u in zip(p.items, h.items):
-                go(q, u)
-
-        go(pat, t)
+            stack.extend(reversed(list(zip(p.items, h.items))))
         return out
 
     def enter(self, binds: list, binder: Term) -> list:
@@ -231,7 +236,7 @@ class _Checker:
     def leave(self, saved: list) -> None:
         for n, old in reversed(saved):
             if old is _MISSING:
-                del self.scope[n]
+                self.scope.pop(n, None)  # twice if the pattern binds n twice
             else:
                 self.scope[n] = old
 
@@ -248,6 +253,12 @@ class _Checker:
 
     # ---- the rules ------------------------------------------------------------
     def infer(self, t: Term, pos) -> Type:
+        return trampoline(self._infer(t, pos))
+
+    def _infer(self, t: Term, pos):
+        """The rules, as a generator: ``(yield self._infer(u, pos))`` is the type
+        of a subterm, computed on deep.trampoline's explicit stack (terms may be
+        a million levels deep)."""
         pos = t.pos or pos
         if isinstance(t, Var):
             return self.lookup(t.name, pos, t)
@@ -258,63 +269,66 @@ class _Checker:
                 raise TypeError_(f"{t.op} takes {prims.ARITY[t.op]} arguments, "
                                  f"given {len(t.args)} in `{_show(t)}`", pos, t)
             for i, a in enumerate(t.args, 1):
-                self.expect(self.infer(a, pos), R, a, _arg_name(t.op, i, len(t.args)),
+                self.expect((yield self._infer(a, pos)), R, a, _arg_name(t.op, i, len(t.args)),
                             a.pos or pos)
             return R
         if isinstance(t, Lam):
             dom = TVar.new() if t.ann is None else t.ann
             saved = self.enter(self.pattern(
                 t.pat, dom, t.pat, lambda: f"the annotated pattern of `{_show(t)}`", pos), t)
-            cod = self.infer(t.body, pos)
+            cod = (yield self._infer(t.body, pos))
             self.leave(saved)
             return Arrow(dom, cod)
         if isinstance(t, App):
             if isinstance(t.fun, Lam):  # let q = P in S: the value first
                 lam, arg = t.fun, t.arg
                 what = lambda: f"the value bound to `{_show(lam.pat)}`"
-                ta = self.infer(arg, pos)
+                ta = (yield self._infer(arg, pos))
                 if lam.ann is not None:
                     self.expect(ta, lam.ann, arg, what, arg.pos or pos)
                 saved = self.enter(self.pattern(lam.pat, ta, arg, what, arg.pos or pos), lam)
-                tb = self.infer(lam.body, pos)
+                tb = (yield self._infer(lam.body, pos))
                 self.leave(saved)
                 return tb
             if isinstance(t.fun, Var):  # an unbound function name gets its own hint
                 tf = self.lookup(t.fun.name, t.fun.pos or pos, t.fun, applied=True)
             else:
-                tf = self.infer(t.fun, pos)
+                tf = (yield self._infer(t.fun, pos))
             if isinstance(self.resolve(tf)[1], Real):
                 raise TypeError_(_applied_real(t), t.fun.pos or pos, t, None, R)
             dom, cod = self.fun_parts(tf, t.fun,
                                       "the function of an application", t.fun.pos or pos)
-            self.expect(self.infer(t.arg, pos), dom, t.arg,
+            self.expect((yield self._infer(t.arg, pos)), dom, t.arg,
                         lambda: f"the argument of `{_show(t.fun)}`", t.arg.pos or pos)
             return cod
         if isinstance(t, Tuple):
-            return Prod(tuple(self.infer(i, pos) for i in t.items))
+            items = []
+            for i in t.items:
+                items.append((yield self._infer(i, pos)))
+            return Prod(tuple(items))
         if isinstance(t, Proj):
-            return self.project(t, self.infer(t.arg, pos), pos)
+            return self.project(t, (yield self._infer(t.arg, pos)), pos)
         if isinstance(t, Zero):
             return TVar.new()
         if isinstance(t, Sum):
-            first = self.infer(t.items[0], pos)
+            first = (yield self._infer(t.items[0], pos))
             for i in t.items[1:]:
-                self.expect(self.infer(i, pos), first, i, "a summand of a formal sum",
+                self.expect((yield self._infer(i, pos)), first, i, "a summand of a formal sum",
                             i.pos or pos)
             return first
         if isinstance(t, Jac):
-            dom, cod = self.fun_parts(self.infer(t.lam, pos), t.lam,
+            dom, cod = self.fun_parts((yield self._infer(t.lam, pos)), t.lam,
                                       "the map of a Jacobian J(λq.S)·P", t.lam.pos or pos)
-            self.expect(self.infer(t.along, pos), dom, t.along,
+            self.expect((yield self._infer(t.along, pos)), dom, t.along,
                         "the direction of a Jacobian J(λq.S)·P", t.along.pos or pos)
             return Arrow(dom, cod)
         if isinstance(t, Dual):
             if not isinstance(t.lam, Lam):
                 raise TypeError_(f"the map of a dual map must be a λ-abstraction: "
                                  f"`{_show(t)}`", pos, t)
-            dom, cod = self.fun_parts(self.infer(t.lam, pos), t.lam,
+            dom, cod = self.fun_parts((yield self._infer(t.lam, pos)), t.lam,
                                       "the map of a dual map (λq.S)⋆P", t.lam.pos or pos)
-            self.expect(self.infer(t.functional, pos), DualT(cod), t.functional,
+            self.expect((yield self._infer(t.functional, pos)), DualT(cod), t.functional,
                         "the functional of a dual map (λq.S)⋆P", t.functional.pos or pos)
             if isinstance(t.functional, Lam):
                 self.linear_functional(t.functional, "the functional of the dual map",
@@ -325,10 +339,10 @@ class _Checker:
                                  f"the bound variable(s) {', '.join(xs)}", pos, t)
             return DualT(dom)
         if isinstance(t, Pullback):
-            dom, cod = self.fun_parts(self.infer(t.fun, pos), t.fun,
+            dom, cod = self.fun_parts((yield self._infer(t.fun, pos)), t.fun,
                                       "the function of a pullback Ω(S)P", t.fun.pos or pos)
             self.pb_domains.append(dom)
-            self.expect(self.infer(t.form, pos), Arrow(cod, DualT(cod)), t.form,
+            self.expect((yield self._infer(t.form, pos)), Arrow(cod, DualT(cod)), t.form,
                         "the 1-form of a pullback Ω(S)P", t.form.pos or pos)
             if isinstance(t.form, Lam) and isinstance(t.form.body, Lam):
                 self.linear_functional(t.form.body, "the 1-form of the pullback",
@@ -463,8 +477,15 @@ def _applied_real(t: App) -> str:
 
 def _shape(p: Term) -> Type:
     """The type a tuple pattern needs, with fresh variables for its leaves."""
+    return trampoline(_shape_gen(p))
+
+
+def _shape_gen(p: Term):
     if isinstance(p, Tuple):
-        return Prod(tuple(_shape(i) for i in p.items))
+        items = []
+        for i in p.items:
+            items.append((yield _shape_gen(i)))
+        return Prod(tuple(items))
     return TVar.new()
 
 

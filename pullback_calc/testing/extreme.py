@@ -1,0 +1,55 @@
+"""Extreme inputs: very long operator chains and very deep nestings of every
+construct, as source text (for the robustness tests, tests/test_robust.py).
+
+Each generator is linear in ``n`` and builds the text with ``str`` joins and
+repetition, never by recursion.  ``EXTREMES`` maps a name to ``(make, kind)``:
+``kind`` says what the text is -- "closed" (a closed term of type ℝ, so it
+reduces to a numeral), "value" (already a value) or "open" (well typed with
+free variables, or ill typed: only the front end and a clean answer count).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+
+def chain(op: str, n: int, leaf: str = "1") -> str:
+    """``1 op 1 op … op 1`` with n operands."""
+    return f" {op} ".join([leaf] * n)
+
+
+def nest(prefix: str, core: str, suffix: str, n: int) -> str:
+    """``prefix`` n times, ``core``, ``suffix`` n times."""
+    return prefix * n + core + suffix * n
+
+
+EXTREMES: dict[str, tuple[Callable[[int], str], str]] = {
+    "add-chain": (lambda n: chain("+", n), "closed"),
+    "sub-chain": (lambda n: chain("-", n), "closed"),
+    "mul-chain": (lambda n: chain("*", n), "closed"),
+    "div-chain": (lambda n: chain("/", n), "closed"),
+    "pow-chain": (lambda n: chain("^", n), "closed"),   # right-nested
+    "sum-chain": (lambda n: chain("⊕", n), "closed"),   # one flat formal sum
+    "app-chain": (lambda n: "(λx. x) " * n + "1", "closed"),  # left-nested application
+    "parens": (lambda n: nest("(", "1", ")", n), "closed"),
+    "negation": (lambda n: nest("-", "x", "", n), "open"),
+    "negation-closed": (lambda n: nest("−(", "1", ")", n), "closed"),
+    "lambda": (lambda n: nest("λx. ", "x", "", n), "value"),
+    "let": (lambda n: nest("let x = 1 in ", "x", "", n), "closed"),
+    "let-bound": (lambda n: nest("let x = ", "1", " in x", n), "closed"),
+    "app-nest": (lambda n: nest("(λx. x) (", "1", ")", n), "closed"),
+    "tuple": (lambda n: nest("⟨", "1", ", 1⟩", n), "value"),
+    "proj": (lambda n: nest("π1 ", nest("⟨", "1", ", 1⟩", n), "", n), "closed"),
+    "sum-nest": (lambda n: nest("(1 ⊕ ", "1", ")", n), "closed"),
+    "sin-nest": (lambda n: nest("sin(", "1", ")", n), "closed"),
+    "pullback": (lambda n: nest("Ω(", "λx. x", ") (λz. λw. w)", n), "open"),
+    "jacobian": (lambda n: nest("J(λx. ", "x", ")·1", n), "open"),
+    "dual": (lambda n: nest("(λv. ", "v", ")⋆ (λw. w)", n), "open"),
+    "type-arrow": (lambda n: "λf : " + "ℝ → " * n + "ℝ. f", "value"),
+    "type-prod-nest": (lambda n: "λp : " + nest("(ℝ × ", "ℝ", ")", n) + ". p", "value"),
+    "pattern-nest": (lambda n: "λ" + nest("⟨", "x", ", y⟩", n) + ". x", "value"),
+}
+
+
+def sin_chain(n: int) -> str:
+    """λx. sin(sin(… sin(x) …)), n deep: a function ℝ → ℝ for jacobian/check/graph."""
+    return "λx. " + nest("sin(", "x", ")", n)

@@ -1037,6 +1037,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _fail("interrupted", 130)
     except Terminated:
         return _fail("terminated", 143)
+    except Exception as e:  # an interrupt wrapped by Python (e.g. inside __set_name__)
+        if _interrupted(e):
+            return _fail("interrupted", 130)
+        return _internal(e)
+
+
+def _interrupted(e: BaseException) -> bool:
+    seen = 0
+    while e is not None and seen < 20:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
 
 
 def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
@@ -1095,6 +1108,8 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
     except (KeyboardInterrupt, Terminated):
         raise
     except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
+        if _interrupted(e):
+            return _fail("interrupted", 130)
         return _internal(e)
 
 

@@ -81,15 +81,17 @@ def _json_out(doc: dict, args, out) -> int:
 
 def cmd_grad(args, out) -> int:
     from . import grad
-    from .cli import Source, _fmt_point, _fmt_row, _json_num, _json_steps
+    from .cli import Source, _fmt_point, _fmt_row, _json_num, _json_trace
     args.source = source = Source(args)
-    g = grad(source.term(), args.at, max_steps=args.max_steps, record=args.trace or False,
+    term = source.term()
+    source.typecheck(term)  # typed by default, like every command (--free, --no-check)
+    g = grad(term, args.at, max_steps=args.max_steps, record=args.trace or False,
              on_unknown=args.unknown)
     if args.json:
         doc = {"point": [_json_num(v) for v in args.at],
                "gradient": [_json_num(v) for v in g], "steps": g.steps}
         if args.trace:
-            doc["trace"] = _json_steps(g.trace, not args.ascii)
+            doc["trace"] = _json_trace(g.trace, None, None, not args.ascii, g.steps)  # the one schema
         return _json_out(doc, args, out)
     lines = _trace_lines(g, args) if args.trace else []
     lines.append(f"gradient at {_fmt_point(args.at)}, by reduction: {_fmt_row(list(g))}    "
@@ -112,16 +114,18 @@ def _json_value(v):
 
 def cmd_jvp(args, out) -> int:
     from . import jvp
-    from .cli import Source, _fmt_point, _json_steps
+    from .cli import Source, _fmt_point, _json_trace
     args.source = source = Source(args)
-    r = jvp(source.term(), args.at, args.tangent, max_steps=args.max_steps,
+    term = source.term()
+    source.typecheck(term)
+    r = jvp(term, args.at, args.tangent, max_steps=args.max_steps,
             record=args.trace or False, on_unknown=args.unknown)
     if args.json:
         doc = {"point": _json_value(tuple(args.at)), "direction": _json_value(tuple(args.tangent)),
                "primal": _json_value(r.primal), "tangent": _json_value(r.tangent),
                "steps": r.steps}
         if args.trace:
-            doc["trace"] = _json_steps(r.trace, not args.ascii)
+            doc["trace"] = _json_trace(r.trace, None, None, not args.ascii, r.steps)  # the one schema
         return _json_out(doc, args, out)
     lines = _trace_lines(r, args) if args.trace else []
     lines += [f"at {_fmt_point(args.at)} along {_fmt_point(args.tangent)}, by forward mode "
@@ -136,7 +140,9 @@ def cmd_tape(args, out) -> int:
     from .cli import Source
     from .results.tape import tape
     args.source = source = Source(args)
-    t = tape(source.term(), at=args.at, row=args.row, max_steps=args.max_steps)
+    term = source.term()
+    source.typecheck(term)
+    t = tape(term, at=args.at, row=args.row, max_steps=args.max_steps)
     if args.json:
         return _json_out(t.to_json(not args.ascii), args, out)
     out.write("\n".join(t.lines(not args.ascii)) + "\n")

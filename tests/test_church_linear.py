@@ -36,7 +36,7 @@ from functools import lru_cache
 import pytest
 
 import pullback_calc as pc
-from pullback_calc.syntax.terms import App, Num
+from pullback_calc.syntax.terms import App, Num, church_list
 from pullback_calc.testing.oracle import covector_apply, evaluate
 
 SUM = "let sum = λl. l (λx. λacc. x + acc) 0 in "
@@ -46,15 +46,8 @@ FOLDR = "let foldr = λg. λz0. λl. l g z0 in "
 SIZES = [25, 50, 100]
 
 
-def numeral(v: float) -> str:
-    return repr(v) if v >= 0 else f"({v!r})"
-
-
 def church(xs) -> str:
-    body = "n"
-    for x in reversed(xs):
-        body = f"c {numeral(x)} ({body})" if body != "n" else f"c {numeral(x)} n"
-    return f"(λc. λn. {body})"
+    return f"({pc.pretty(church_list(Num(float(x)) for x in xs))})"
 
 
 def elements(n: int) -> list:

@@ -23,7 +23,7 @@ import sympy
 import pullback_calc as pc
 from pullback_calc.cli import main
 from pullback_calc.syntax.subst import alpha_eq, fv
-from pullback_calc.syntax.terms import Num, Term, Tuple, Zero
+from pullback_calc.syntax.terms import Num, Term, Tuple, Zero, church_list
 from pullback_calc.testing.oracle import DualNumber, apply, covector_apply, evaluate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -39,11 +39,7 @@ let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in
 
 def church(*xs: float) -> str:
     """The Church list literal (λc. λn. c x₁ (… (c xₖ n))), no prelude needed."""
-    body = "n"
-    for v in reversed(xs):
-        item = f"({v})" if v < 0 else f"{v}"
-        body = f"c {item} {body if body == 'n' else '(' + body + ')'}"
-    return f"(λc. λn. {body})"
+    return f"({pc.pretty(church_list(Num(float(v)) for v in xs))})"
 
 
 # the tangent at t = 0 of the curve of lists t ↦ [1 + 10t, 2 + 20t, 3 + 30t]

@@ -26,6 +26,7 @@ if __name__ == "__main__":  # regenerating: use this checkout's package
 
 import pullback_calc as pc  # noqa: E402
 from pullback_calc.cli import parse_point  # noqa: E402
+from pullback_calc.syntax.terms import Num, church_list  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "golden" / "perf_invariance.json"
 EXAMPLES = ROOT / "examples"
@@ -79,10 +80,7 @@ def example_cases() -> dict:
 
 
 def _church(xs) -> str:
-    body = "n"
-    for x in reversed(xs):
-        body = f"c {x} ({body})"
-    return f"λc. λn. {body}"
+    return pc.pretty(church_list(Num(float(x)) for x in xs))
 
 
 def _swell(k: int) -> str:

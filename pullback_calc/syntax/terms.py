@@ -246,6 +246,14 @@ def tup(*items: Term) -> Term:
     return items[0] if len(items) == 1 else Tuple(tuple(items))
 
 
+def church_list(items) -> Term:
+    """The Church list λc. λn. c a₁ (c a₂ (… n)) of the terms ``items``."""
+    body: Term = Var("n")
+    for a in reversed(list(items)):
+        body = App(App(Var("c"), a), body)
+    return Lam(Var("c"), Lam(Var("n"), body))
+
+
 def formal_sum(items) -> Term:
     """Flattened formal sum; 0 is dropped; [] is 0, [P] is P."""
     out: list[Term] = []

@@ -91,7 +91,7 @@ from hypothesis import strategies as st
 
 from ..syntax.subst import fv
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            ZERO, pattern_vars)
+                            ZERO, church_list, pattern_vars)
 from ..syntax.types import Arrow, DualT, Prod, R, Real, Type
 
 __all__ = [
@@ -847,14 +847,6 @@ def one_forms(ty: Type, ctx: Optional[Mapping[str, Type]] = None, depth: int = 2
     def go(draw):
         return _Gen(draw, _cfg(False)).one_form(ty, c, depth)
     return go()
-
-
-def church_list(items) -> Term:
-    """The Church list λc. λn. c a₁ (c a₂ (… n)) of the terms ``items``."""
-    body: Term = Var("n")
-    for a in reversed(list(items)):
-        body = App(App(Var("c"), a), body)
-    return Lam(Var("c"), Lam(Var("n"), body))
 
 
 def _real(n: int, scale: float) -> st.SearchStrategy[Term]:

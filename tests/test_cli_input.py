@@ -43,6 +43,9 @@ def test_unbound_variables_are_located_errors(capsys, cmd, text, where, words):
     ("let neg = 1 in neg", "1:5", "'neg' is a reserved word"),
     ("λpow. pow", "1:2", "add sub mul div neg pow"),
     ("let free = 1 in free", "1:5", "reserved word"),
+    # typed by one binding and reduced by the other, it used to give 1 silently
+    ("(λ⟨x, x⟩. x) ⟨1, 2⟩", "1:7", "binds x twice"),
+    ("let ⟨a, ⟨b, a⟩⟩ = ⟨1, ⟨2, 3⟩⟩ in a", "1:13", "binds a twice"),
 ])
 def test_beginner_slips_get_hints(capsys, text, where, hint):
     code, out, err = run(capsys, "reduce", "-e", text)
@@ -50,6 +53,14 @@ def test_beginner_slips_get_hints(capsys, text, where, hint):
     assert err.startswith(f"pullback-calc: error: <-e>:{where}: "), err
     assert hint in err
     assert "^" in err.splitlines()[-1]  # the caret under the column
+
+
+def test_a_pattern_built_in_python_binds_each_name_once():
+    from pullback_calc.syntax.terms import App, Lam, Num, Tuple, Var
+    twice = App(Lam(Tuple((Var("x"), Var("x"))), Var("x")), Tuple((Num(1.0), Num(2.0))))
+    with pytest.raises(PullbackTypeError, match="binds x twice"):
+        typecheck(twice)
+    assert str(typecheck(parse("λx ⟨y, x⟩. y"))) == "α → β × γ → β"  # shadowing is fine
 
 
 def test_run_time_errors_carry_a_source_position(capsys):

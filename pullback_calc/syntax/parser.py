@@ -68,6 +68,23 @@ def _clip(text: str, n: int = 40) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
+def _distinct(pat: Term) -> Term:
+    """pat, if it binds every name once: ⟨x, x⟩ would be typed by one binding
+    and reduced by the other, so it is a located error (explicit stack: a
+    pattern may be deep)."""
+    seen: set = set()
+    stack = [pat]
+    while stack:
+        p = stack.pop()
+        if isinstance(p, Tuple):
+            stack.extend(reversed(p.items))
+        elif p.name in seen:
+            raise _error(f"the pattern binds {p.name} twice; give each binding its own name", p)
+        else:
+            seen.add(p.name)
+    return pat
+
+
 def _nonneg_num(t: Term) -> bool:
     return isinstance(t, Num) and math.copysign(1.0, t.value) > 0
 
@@ -143,17 +160,17 @@ class _Build(Transformer):
     def lam(self, tok, *rest):
         *pats, body = rest
         for p in reversed(pats[1:]):  # λx y. S = λx. λy. S
-            body = Lam(p, body, pos=p.pos)
-        return Lam(pats[0], body, pos=_pos(tok))
+            body = Lam(_distinct(p), body, pos=p.pos)
+        return Lam(_distinct(pats[0]), body, pos=_pos(tok))
 
     def lam_ann(self, tok, pat, ann, body):
-        return Lam(pat, body, ann, pos=_pos(tok))
+        return Lam(_distinct(pat), body, ann, pos=_pos(tok))
 
     def let(self, tok, pat, bound, body):
-        return App(Lam(pat, body, pos=_pos(tok)), bound, pos=_pos(tok))
+        return App(Lam(_distinct(pat), body, pos=_pos(tok)), bound, pos=_pos(tok))
 
     def let_ann(self, tok, pat, ann, bound, body):
-        return App(Lam(pat, body, ann, pos=_pos(tok)), bound, pos=_pos(tok))
+        return App(Lam(_distinct(pat), body, ann, pos=_pos(tok)), bound, pos=_pos(tok))
 
     # ---- patterns ----
     def pvar(self, tok):

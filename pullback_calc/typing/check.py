@@ -209,11 +209,15 @@ class _Checker:
     def pattern(self, pat: Term, t: Type, term: Term, what: What, pos) -> list:
         """Match pattern ``pat`` against type ``t``; the variables' bindings."""
         out: list = []
-
+        seen: set = set()
         stack = [(pat, t)]  # left to right, without recursion (patterns may be deep)
         while stack:
             p, t = stack.pop()
             if isinstance(p, Var):
+                if p.name in seen:  # it would be typed by one binding, reduced by another
+                    raise TypeError_(f"the pattern `{_show(pat)}` binds {p.name} twice",
+                                     p.pos or pos, p)
+                seen.add(p.name)
                 out.append((p.name, t))
                 continue
             if not isinstance(p, Tuple):

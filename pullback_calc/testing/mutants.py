@@ -82,17 +82,25 @@ def _reverse_tuple(original):
     return broken
 
 
-class _DroppingAdditions:
+class _Premises:
+    """A machine's premises, seen through a mutant: what a rule reads of the
+    machine besides ``premise`` is the machine's own."""
+
+    def __getattr__(self, name):
+        return getattr(self.machine, name)
+
+
+class _DroppingAdditions(_Premises):
     """The premises a rule runs, with every addition ``a + b`` of an arithmetic
     (phase "reverse") premise replaced by ``a`` before it is reduced."""
 
     def __init__(self, machine):
         self.machine = machine
 
-    def premise(self, term, rule, keep_trivial=True, phase=None):
+    def premise(self, term, rule, keep_trivial=True, phase=None, forward=None):
         if phase == "reverse":
             term = _first_operands(term)
-        return self.machine.premise(term, rule, keep_trivial, phase)
+        return self.machine.premise(term, rule, keep_trivial, phase, forward)
 
 
 def _first_operands(t):
@@ -116,15 +124,15 @@ def _drop_accumulation(original):
     return broken
 
 
-class _ZeroArgumentTangent:
+class _ZeroArgumentTangent(_Premises):
     """The premises of D-eval, with the argument's tangent T₀ (its first
     premise) read as 0, so that 19c fires where 19b should."""
 
     def __init__(self, machine):
         self.machine, self.first = machine, True
 
-    def premise(self, term, rule, keep_trivial=True, phase=None):
-        out = self.machine.premise(term, rule, keep_trivial, phase)
+    def premise(self, term, rule, keep_trivial=True, phase=None, forward=None):
+        out = self.machine.premise(term, rule, keep_trivial, phase, forward)
         if self.first and rule == "19b":
             self.first = False
             return ZERO
@@ -138,15 +146,15 @@ def _premise_zero(original):
     return broken
 
 
-class _PointForTangent:
+class _PointForTangent(_Premises):
     """The premises of rule 18, with the pullback premise's reading swapped:
     from ω S̄ T the point's image S̄ is taken for the tangent T."""
 
     def __init__(self, machine):
         self.machine = machine
 
-    def premise(self, term, rule, keep_trivial=True, phase=None):
-        out = self.machine.premise(term, rule, keep_trivial, phase)
+    def premise(self, term, rule, keep_trivial=True, phase=None, forward=None):
+        out = self.machine.premise(term, rule, keep_trivial, phase, forward)
         if rule == "18" and isinstance(out, App) and isinstance(out.fun, App):
             return App(App(out.fun.fun, out.arg), out.fun.arg)
         return out

@@ -928,7 +928,12 @@ def jac_application(t: App, m: Premises):
     (19c) (J(λp. a₁ a₂)·P) V → â₁ ā₂  when the premise T₀ is zero: the
     argument is constant, so only the function varies (𝟎 when a₁ does not
     mention p).  Nothing is looked inside, whatever ā₁ is.  The rule runs
-    the premise first and returns ``Decided("19c", …)`` in this case."""
+    the premise first and returns ``Decided("19c", …)`` in this case.
+
+    (19m) (J(λp. a₁ a₂)·P) V → (J(λ⟨p', y⟩. S')·⟨P', T₀⟩) ⟨V', ā₂⟩  when T₀
+    is not zero, â₁ = λy. (J(λp'.S')·P') V' (a lazy tangent, rule 18L) and
+    ā₁ = λy. S'[V'/p']: 19b's two summands merged, ``Decided("19m", …)``
+    (``_merged_deval``)."""
     p, E, P, V, env = _parts(t)
     T0 = tangent(p, E.arg, P, V, m, "19b")
     arg = env.at(E.arg, V)

@@ -25,7 +25,7 @@ from typing import Callable, Iterator
 
 from ..reduction import rules as R
 from ..syntax import prims
-from ..syntax.terms import ZERO, App, Lam, Prim, Sum, Tuple, formal_sum
+from ..syntax.terms import ZERO, App, Jac, Lam, Prim, Sum, Tuple, formal_sum
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
            "INSTALLED"]
@@ -177,6 +177,30 @@ def _drop_19c(original):
     return broken
 
 
+def _lazy_curry_zero(original):
+    """18L's contractum λq. (J(λp.S)·P) V replaced by λq. 𝟎: a lazy tangent is
+    taken to be constant."""
+    def broken(t, m):
+        out = original(t, m)
+        if isinstance(out, R.Decided) and out.label == "18L":
+            return R.Decided("18L", Lam(out.term.pat, ZERO, out.term.ann))
+        return out
+    return broken
+
+
+def _merged_drops_argument(original):
+    """19m's merged Jacobian along ⟨P', 𝟎⟩ instead of ⟨P', T₀⟩: only â₁ ā₂ is
+    left, the chain rule through the argument is lost."""
+    def broken(t, m):
+        out = original(t, m)
+        if isinstance(out, R.Decided) and out.label == "19m":
+            jac = out.term.fun
+            return R.Decided("19m", App(Jac(jac.lam, Tuple((jac.along.items[0], ZERO))),
+                                        out.term.arg))
+        return out
+    return broken
+
+
 MUTANTS = {m.name: m for m in [
     Mutant("16c-drop-summand", "16c",
            "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
@@ -205,6 +229,13 @@ MUTANTS = {m.name: m for m in [
     Mutant("19c-drop-function", "19b",
            "19c (argument constant) returns 0 instead of â₁ ā₂: the function's own variation "
            "is lost", _drop_19c, ("19c",)),
+    Mutant("18L-zero", "18",
+           "18L (D-curry in a forward premise) returns λq. 𝟎 instead of λq. (J(λp.S)·P) V: "
+           "the tangent of a function-valued stage is lost", _lazy_curry_zero, ("18L",)),
+    Mutant("19m-drop-argument", "19b",
+           "19m (D-eval on a lazy tangent) differentiates the body along ⟨P', 𝟎⟩ instead of "
+           "⟨P', T₀⟩: the chain rule through the argument is lost", _merged_drops_argument,
+           ("19m",)),
 ]}
 
 

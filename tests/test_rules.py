@@ -75,6 +75,9 @@ CASES = [
     # … not one (ā₁ is not S'[V'/p']): the ordinary split
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨λy. (J(λa. a × y)·1) 3, 1⟩) ⟨λy. 4 × y, 2⟩",
      "(λy. (J(λa. a × y)·1) 3) 2 ⊕ (J(λy. 4 × y)·1) 2", "6"),
+    # … nor when renaming y to ā₁'s binder k would capture a free k of the body
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨λy. (J(λa. a × y × k)·1) 3, 1⟩) ⟨λk. 3 × k × k, 2⟩",
+     "(λy. (J(λa. a × y × k)·1) 3) 2 ⊕ (J(λk. 3 × k × k)·1) 2", None),
     # 19c: the premise T₀ is zero (a constant argument), so only the function varies
     ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩", "g 2", "g 2"),
     ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 𝟎⟩) ⟨h, 2⟩", "g 2", "g 2"),   # ā₁ = h: not looked inside

@@ -983,7 +983,7 @@ def _merged_deval(dfun: Term, fbar: Term, T0: Term, arg: Term) -> Optional[Term]
         return None
     S2 = lam.body
     if fbar.pat != y:  # α: the same body under ā₁'s binder
-        if fbar.pat.name in bound:
+        if fbar.pat.name in bound or fbar.pat.name in fv(S2):  # (would capture)
             return None
         S2 = subst(S2, {y.name: fbar.pat})
         y = fbar.pat

@@ -52,6 +52,10 @@ CASES = [
     ("16c", "(J(λ⟨x, ω⟩. (λv. x × v)⋆ ω)·⟨1, δ⟩) ⟨2, k⟩",
      "(λv. 2 × v)⋆ δ ⊕ (λv. v × 1)⋆ k", None),
     ("18", "(J(λx. λy. x × y)·1) 2", "λy. y × 1", None),
+    # 18L: D-curry inside a forward tangent premise (here: 18's premise, forward
+    # because of the constant stage c), the body's Jacobian left under λx
+    ("18L", "(J(λv. λk. let c = 2 in let g = λx. v × x in g c)·1) 5",
+     "λx. (J(λ⟨v, c⟩. v × x)·⟨1, 𝟎⟩) ⟨5, 2⟩", "λk. 2"),
     ("19a", "(J(λf. f 3)·g) h", "g 3", "g 3"),
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩",
      "g 2 ⊕ (J(λu. sin(u))·1) 2", None),
@@ -64,6 +68,16 @@ CASES = [
      "g 2 ⊕ (J(λz. h 3 z)·1) 2"),
     # value 1 in a larger environment: one step to its η-form, a value
     ("19b", "(J(λ⟨x, y⟩. h y)·⟨1, 3⟩) ⟨2, 5⟩", "(J(λz. h z)·3) 5", "(J(λz. h z)·3) 5"),
+    # 19m: the function's direction is a lazy tangent of its value (18L): one
+    # Jacobian of the body along ⟨P', T₀⟩, the sum of the two partial derivatives
+    ("19m", "(J(λ⟨f, x⟩. f x)·⟨λy. (J(λa. a × y)·1) 3, 1⟩) ⟨λy. 3 × y, 2⟩",
+     "(J(λ⟨a, y⟩. a × y)·⟨1, 1⟩) ⟨3, 2⟩", "5"),
+    # … not one (ā₁ is not S'[V'/p']): the ordinary split
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨λy. (J(λa. a × y)·1) 3, 1⟩) ⟨λy. 4 × y, 2⟩",
+     "(λy. (J(λa. a × y)·1) 3) 2 ⊕ (J(λy. 4 × y)·1) 2", "6"),
+    # … nor when renaming y to ā₁'s binder k would capture a free k of the body
+    ("19b", "(J(λ⟨f, x⟩. f x)·⟨λy. (J(λa. a × y × k)·1) 3, 1⟩) ⟨λk. 3 × k × k, 2⟩",
+     "(λy. (J(λa. a × y × k)·1) 3) 2 ⊕ (J(λk. 3 × k × k)·1) 2", None),
     # 19c: the premise T₀ is zero (a constant argument), so only the function varies
     ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 0⟩) ⟨λu. sin(u), 2⟩", "g 2", "g 2"),
     ("19c", "(J(λ⟨f, x⟩. f x)·⟨g, 𝟎⟩) ⟨h, 2⟩", "g 2", "g 2"),   # ā₁ = h: not looked inside

@@ -273,6 +273,9 @@ class Machine:
         self.rule_counts: dict[str, int] = {}
         self._premises: Optional[list] = None
         self._phase: Optional[str] = None  # the phase of the premise being run, if it says
+        #: is the innermost tangent premise being run the forward chain rule (7J/8J)?
+        #: Rule 18 is then lazy (18L, rules.jac_abstraction)
+        self.in_forward_premise = False
 
     # public ------------------------------------------------------------------------
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
@@ -293,19 +296,24 @@ class Machine:
             e.term = plug_all(materialise_ctx(ctx), D.materialise(t))
 
     def premise(self, term: Term, rule: str, keep_trivial: bool = True,
-                phase: Optional[str] = None) -> Term:
+                phase: Optional[str] = None, forward: Optional[bool] = None) -> Term:
         """Run a premise's sub-derivation and attach it to the current step
         (one with no steps only if ``keep_trivial``); ``phase`` labels its
-        steps (rule 5's arithmetic is back-propagation: "reverse")."""
+        steps (rule 5's arithmetic is back-propagation: "reverse");
+        ``forward`` says whether a tangent premise runs forward (7J/8J) or by
+        pullback reductions (None: any other premise, which inherits it)."""
         d = Derivation(rule, term, [])
-        outer, outer_phase = self._premises, self._phase
+        outer, outer_phase, outer_forward = self._premises, self._phase, self.in_forward_premise
         self._premises = None
         self._phase = phase or outer_phase
+        if forward is not None:
+            self.in_forward_premise = forward
         self._level += 1
         try:
             d.result = self._run(term, d.steps)
         finally:
             self._premises, self._phase = outer, outer_phase
+            self.in_forward_premise = outer_forward
             self._level -= 1
         if outer is not None and (d.steps or keep_trivial):
             outer.append(d)

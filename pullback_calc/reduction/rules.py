@@ -30,8 +30,11 @@ class Declined(Exception):
 
 
 class Premises(Protocol):
+    #: is the innermost tangent premise the forward chain rule (7J/8J)?  (rule 18L)
+    in_forward_premise: bool
+
     def premise(self, term: Term, rule: str, keep_trivial: bool = True,
-                phase: Optional[str] = None) -> Term: ...
+                phase: Optional[str] = None, forward: Optional[bool] = None) -> Term: ...
 
 
 def _a_rule(f):
@@ -707,9 +710,9 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
     them), the premise is the forward chain rule (J(λp.S)·P) V (rules 7J,
     8J) instead."""
     if _runs_forward(S, _moving(p, S, P), _symbolic(p, S)):
-        return m.premise(App(Jac(Lam(p, S), P), V), label)
+        return m.premise(App(Jac(Lam(p, S), P), V), label, forward=True)
     w = Var(fresh("omega"))
-    out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label)
+    out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label, forward=False)
     if isinstance(out, Zero):
         return ZERO
     if isinstance(out, App) and isinstance(out.fun, App) and out.fun.fun == w:
@@ -831,10 +834,24 @@ def jac_pullback(t: App, m: Premises) -> Term:
 
 
 @rule("18")
-def jac_abstraction(t: App, m: Premises) -> Term:
+def jac_abstraction(t: App, m: Premises):
     """(18) (J(λp.λq.S)·P) V → λq.T  with (J(λp.S)·P) V ⇓ T (premise)  --
     D-curry: the Jacobian of a curried function is the curried Jacobian of
-    its body."""
+    its body.
+
+    (18L) (J(λp.λq.S)·P) V → λq. (J(λp.S)·P) V  inside a forward tangent
+    premise (7J/8J, ``Premises.in_forward_premise``), with no premise:
+    D-curry itself, the body's Jacobian left as a redex under λq (a value),
+    reduced when the abstraction is applied, at the point where q is
+    known.  A tangent of that shape keeps the function's body and point, so
+    that D-eval on it takes one Jacobian of the body instead of two (19m):
+    the derivative of a continuation is then taken once, carrying the
+    accumulated direction, rather than once per direction (foldl,
+    papers/calculus.md §5.9).  The rule returns ``Decided("18L", …)``."""
+    if m.in_forward_premise:
+        p, E, P, V, env = _parts(t)
+        q, S = _apart(E.pat, E.body, env, fv(P) | fv(V))
+        return Decided("18L", Lam(q, App(Jac(Lam(p, S, t.fun.lam.ann), P), V), E.ann))
     q, S, T = _body_tangent(t, m, "18")
     return Lam(q, T)
 
@@ -911,15 +928,23 @@ def jac_application(t: App, m: Premises):
     (19c) (J(λp. a₁ a₂)·P) V → â₁ ā₂  when the premise T₀ is zero: the
     argument is constant, so only the function varies (𝟎 when a₁ does not
     mention p).  Nothing is looked inside, whatever ā₁ is.  The rule runs
-    the premise first and returns ``Decided("19c", …)`` in this case."""
+    the premise first and returns ``Decided("19c", …)`` in this case.
+
+    (19m) (J(λp. a₁ a₂)·P) V → (J(λ⟨p', y⟩. S')·⟨P', T₀⟩) ⟨V', ā₂⟩  when T₀
+    is not zero, â₁ = λy. (J(λp'.S')·P') V' (a lazy tangent, rule 18L) and
+    ā₁ = λy. S'[V'/p']: 19b's two summands merged, ``Decided("19m", …)``
+    (``_merged_deval``)."""
     p, E, P, V, env = _parts(t)
     T0 = tangent(p, E.arg, P, V, m, "19b")
     arg = env.at(E.arg, V)
     dfun = _dir(env, E.fun, P) if env.occurs(E.fun) else ZERO
     if is_zero(T0):
         return Decided("19c", ZERO if is_zero(dfun) else App(dfun, arg))
-    first = [] if is_zero(dfun) else [App(dfun, arg)]
     fbar = env.at(E.fun, V)
+    merged = _merged_deval(dfun, fbar, T0, arg)
+    if merged is not None:
+        return Decided("19m", merged)
+    first = [] if is_zero(dfun) else [App(dfun, arg)]
     if isinstance(fbar, Zero):  # the zero function: J(𝟎)·T₀ = 𝟎
         return formal_sum(first)
     f = _function_value(fbar, m, "19b")
@@ -929,6 +954,42 @@ def jac_application(t: App, m: Premises):
         z = Var(fresh("z"))
         f = Lam(z, _flag_anf(App(fbar, z)))  # never A-reduced: a value while ā₁ is stuck
     return formal_sum(first + [App(Jac(f, T0), arg)])
+
+
+def _merged_deval(dfun: Term, fbar: Term, T0: Term, arg: Term) -> Optional[Term]:
+    """(19m) D-eval when the function's direction is a lazy tangent of its
+    value (18L): â₁ = λy. (J(λp'.S')·P') V' and ā₁ ≡ λy. S'[V'/p'] --
+
+        (J(λp. a₁ a₂)·P) V → (J(λ⟨p', y⟩. S')·⟨P', T₀⟩) ⟨V', ā₂⟩
+
+    (y renamed to ā₁'s binder; None when the shapes do not match, or y
+    occurs in p', P' or V').  The two summands of 19b are the partial
+    derivatives of one function (p', y) ↦ S' at ⟨V', ā₂⟩: â₁ ā₂ is
+    (J(λp'.S'[ā₂/y])·P') V', the derivative in p' along P', and
+    (J(ā₁)·T₀) ā₂ = (J(λy. S'[V'/p'])·T₀) ā₂ the derivative in y along T₀;
+    their sum is the derivative along ⟨P', T₀⟩ (the sum of partial
+    derivatives).  One Jacobian of the body instead of two: the function's
+    body -- a continuation, in foldl -- is differentiated once."""
+    if not (isinstance(dfun, Lam) and isinstance(fbar, Lam) and isinstance(dfun.pat, Var)
+            and isinstance(fbar.pat, Var)):
+        return None
+    b = dfun.body
+    if not (isinstance(b, App) and isinstance(b.fun, Jac)):
+        return None
+    lam, P2, V2 = b.fun.lam, b.fun.along, b.arg
+    y, p2 = dfun.pat, lam.pat
+    bound = frozenset(pattern_vars(p2)) | fv(P2) | fv(V2)
+    if y.name in bound:
+        return None
+    S2 = lam.body
+    if fbar.pat != y:  # α: the same body under ā₁'s binder
+        if fbar.pat.name in bound or fbar.pat.name in fv(S2):  # (would capture)
+            return None
+        S2 = subst(S2, {y.name: fbar.pat})
+        y = fbar.pat
+    if subst(S2, bind_pattern(p2, V2)) != fbar.body:
+        return None
+    return App(Jac(Lam(Tuple((p2, y)), S2, lam.ann), Tuple((P2, T0))), Tuple((V2, arg)))
 
 
 def _eta_map(lam: Lam) -> bool:
@@ -945,7 +1006,9 @@ def _eta_form(t: App) -> bool:
     return isinstance(lam.pat, Var) and E.arg == lam.pat and lam.pat.name not in fv(E.fun)
 
 
+RULES["18L"] = jac_abstraction  # the same redex as 18: a forward premise decides the label
 RULES["19c"] = jac_application  # the same redex: 19b's premise decides the label
+RULES["19m"] = jac_application  # (and 19b's shapes: a lazy tangent of the function)
 
 
 @rule("20a")
@@ -1126,4 +1189,4 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "8c", "lift", "A-name", "A-lift", "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "8c", "lift", "18L", "19m", "A-name", "A-lift", "A-tail"]

@@ -25,7 +25,7 @@ from typing import Callable, Iterator
 
 from ..reduction import rules as R
 from ..syntax import prims
-from ..syntax.terms import ZERO, App, Lam, Prim, Sum, Tuple, formal_sum
+from ..syntax.terms import ZERO, App, Jac, Lam, Prim, Sum, Tuple, formal_sum
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
            "INSTALLED"]
@@ -82,17 +82,25 @@ def _reverse_tuple(original):
     return broken
 
 
-class _DroppingAdditions:
+class _Premises:
+    """A machine's premises, seen through a mutant: what a rule reads of the
+    machine besides ``premise`` is the machine's own."""
+
+    def __getattr__(self, name):
+        return getattr(self.machine, name)
+
+
+class _DroppingAdditions(_Premises):
     """The premises a rule runs, with every addition ``a + b`` of an arithmetic
     (phase "reverse") premise replaced by ``a`` before it is reduced."""
 
     def __init__(self, machine):
         self.machine = machine
 
-    def premise(self, term, rule, keep_trivial=True, phase=None):
+    def premise(self, term, rule, keep_trivial=True, phase=None, forward=None):
         if phase == "reverse":
             term = _first_operands(term)
-        return self.machine.premise(term, rule, keep_trivial, phase)
+        return self.machine.premise(term, rule, keep_trivial, phase, forward)
 
 
 def _first_operands(t):
@@ -116,15 +124,15 @@ def _drop_accumulation(original):
     return broken
 
 
-class _ZeroArgumentTangent:
+class _ZeroArgumentTangent(_Premises):
     """The premises of D-eval, with the argument's tangent T₀ (its first
     premise) read as 0, so that 19c fires where 19b should."""
 
     def __init__(self, machine):
         self.machine, self.first = machine, True
 
-    def premise(self, term, rule, keep_trivial=True, phase=None):
-        out = self.machine.premise(term, rule, keep_trivial, phase)
+    def premise(self, term, rule, keep_trivial=True, phase=None, forward=None):
+        out = self.machine.premise(term, rule, keep_trivial, phase, forward)
         if self.first and rule == "19b":
             self.first = False
             return ZERO
@@ -138,15 +146,15 @@ def _premise_zero(original):
     return broken
 
 
-class _PointForTangent:
+class _PointForTangent(_Premises):
     """The premises of rule 18, with the pullback premise's reading swapped:
     from ω S̄ T the point's image S̄ is taken for the tangent T."""
 
     def __init__(self, machine):
         self.machine = machine
 
-    def premise(self, term, rule, keep_trivial=True, phase=None):
-        out = self.machine.premise(term, rule, keep_trivial, phase)
+    def premise(self, term, rule, keep_trivial=True, phase=None, forward=None):
+        out = self.machine.premise(term, rule, keep_trivial, phase, forward)
         if rule == "18" and isinstance(out, App) and isinstance(out.fun, App):
             return App(App(out.fun.fun, out.arg), out.fun.arg)
         return out
@@ -165,6 +173,30 @@ def _drop_19c(original):
         out = original(t, m)
         if isinstance(out, R.Decided) and out.label == "19c":
             return R.Decided("19c", ZERO)
+        return out
+    return broken
+
+
+def _lazy_curry_zero(original):
+    """18L's contractum λq. (J(λp.S)·P) V replaced by λq. 𝟎: a lazy tangent is
+    taken to be constant."""
+    def broken(t, m):
+        out = original(t, m)
+        if isinstance(out, R.Decided) and out.label == "18L":
+            return R.Decided("18L", Lam(out.term.pat, ZERO, out.term.ann))
+        return out
+    return broken
+
+
+def _merged_drops_argument(original):
+    """19m's merged Jacobian along ⟨P', 𝟎⟩ instead of ⟨P', T₀⟩: only â₁ ā₂ is
+    left, the chain rule through the argument is lost."""
+    def broken(t, m):
+        out = original(t, m)
+        if isinstance(out, R.Decided) and out.label == "19m":
+            jac = out.term.fun
+            return R.Decided("19m", App(Jac(jac.lam, Tuple((jac.along.items[0], ZERO))),
+                                        out.term.arg))
         return out
     return broken
 
@@ -197,6 +229,13 @@ MUTANTS = {m.name: m for m in [
     Mutant("19c-drop-function", "19b",
            "19c (argument constant) returns 0 instead of â₁ ā₂: the function's own variation "
            "is lost", _drop_19c, ("19c",)),
+    Mutant("18L-zero", "18",
+           "18L (D-curry in a forward premise) returns λq. 𝟎 instead of λq. (J(λp.S)·P) V: "
+           "the tangent of a function-valued stage is lost", _lazy_curry_zero, ("18L",)),
+    Mutant("19m-drop-argument", "19b",
+           "19m (D-eval on a lazy tangent) differentiates the body along ⟨P', 𝟎⟩ instead of "
+           "⟨P', T₀⟩: the chain rule through the argument is lost", _merged_drops_argument,
+           ("19m",)),
 ]}
 
 

@@ -12,12 +12,13 @@ from hypothesis.errors import NoSuchExample
 import pullback_calc as pc
 from pullback_calc.reduction.rules import EXTRA, NUMBERED
 from pullback_calc.syntax.subst import fv
-from pullback_calc.syntax.terms import App, Lam, Prim, Proj, Tuple, Var
+from pullback_calc.syntax.terms import App, Lam, Num, Prim, Proj, Pullback, Tuple, Var
 from pullback_calc.syntax.types import Arrow, DualT, R
 from pullback_calc.testing import strategies as S
 from pullback_calc.testing.coverage import ALL_LABELS, SESSION, RuleCoverage, iter_steps
 
 from common import MAX_STEPS
+from test_prop_church_folds import FOLDS
 
 def _kept_lets():
     """π1 ⟨let x = sin(I) in x × S, T⟩ with r free in I: the bound value is
@@ -46,6 +47,8 @@ SWEEP = [
     S.pullback_applications(depth=3, budget=25),              # 13, 14, 17, 19b, 19c
     S.higher_order_programs().map(lambda p: p[0]),
     S.terms(R, depth=3),
+    # 18L, 19m: a fold whose folding function varies (foldl's continuation)
+    FOLDS.map(lambda x: App(App(Pullback(x[0], pc.parse("λz. λw. w")), Num(x[1][0])), Num(1.0))),
 ]
 EXAMPLES_PER_GENERATOR = 150
 

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from pullback_calc.testing.mutants import MUTANTS, mutant
 
+import test_prop_church_folds as folds
 import test_prop_derivatives as der
 import test_prop_product_rule as prod
 import test_prop_progress as progress
@@ -39,6 +40,11 @@ KILLERS = {
                                der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
     "19c-drop-function": (progress.CLOSED_REALS,
                           progress.test_closed_reals_reduce_to_the_oracles_numeral),
+    "18L-zero": (folds.FOLDS,
+                 folds.test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences),
+    # (survived the general generators; test_prop_church_folds builds its case)
+    "19m-drop-argument": (folds.FOLDS,
+                          folds.test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences),
     # (survived the general generators; test_prop_product_rule builds its case)
     "13-drop-summand": (prod.PRODUCT_RULE,
                         prod.test_jacobians_linear_in_the_input_through_map_and_direction),

@@ -1,0 +1,59 @@
+"""Folds over Church lists whose folding function depends on the input, on purpose.
+
+    λx. foldl (λacc. λc. F ⟨acc, c, x⟩) z0 [c1, …, cn]
+    λx. foldr (λc. λacc. F ⟨acc, c, x⟩) z0 [c1, …, cn]
+
+with ``foldl = λg. λz0. λl. l (λy. λk. λacc. k (g acc y)) (λacc. acc) z0``
+(foldr building a continuation), F a generated first-order function ℝ³ → ℝ
+and z0 a numeral or x.  The folding function is a coordinate of the
+environment (it depends on x), so the premise of rule 18 on the list's body
+runs forward: with foldl, rule 18L keeps the folding function's tangent lazy
+and rule 19m merges D-eval on it (papers/calculus.md §5.9) -- cases that the
+general generators reach rarely (the mutant ``19m-drop-argument`` survived
+them).  The derivative must equal the oracle's forward mode and central
+finite differences.
+"""
+from hypothesis import event, given, note
+from hypothesis import strategies as st
+
+import pullback_calc as pc
+from pullback_calc.syntax.terms import App, Lam, Num, Tuple, Var, church_list
+from pullback_calc.testing import oracle
+from pullback_calc.testing import strategies as S
+
+from common import assert_close_lists
+from test_prop_derivatives import engine_row
+
+FOLDL = "λg. λz0. λl. l (λy. λk. λacc. k (g acc y)) (λacc. acc) z0"
+FOLDR = "λg. λz0. λl. l g z0"
+ELEMENT = st.integers(-10, 10).map(lambda k: k / 10)
+
+
+def _fold(kind: str, F, z0: str, xs: list):
+    """λx. let kind = … in kind (λa. λb. F ⟨acc, c, x⟩) z0 [xs]."""
+    first, second = ("acc", "c") if kind == "foldl" else ("c", "acc")
+    g = Lam(Var(first), Lam(Var(second), App(F, Tuple((Var("acc"), Var("c"), Var("x"))))))
+    body = App(App(App(Var(kind), g), pc.parse(z0)), church_list(Num(x) for x in xs))
+    fold = pc.parse(FOLDL if kind == "foldl" else FOLDR)
+    return Lam(Var("x"), App(Lam(Var(kind), body), fold))
+
+
+#: (f, point): a fold whose folding function depends on the input x
+FOLDS = st.builds(
+    lambda kind, F, z0, xs, pt: (_fold(kind, F, z0, xs), [pt]),
+    st.sampled_from(["foldl", "foldl", "foldr"]), S.first_order_functions(3, budget=6),
+    st.sampled_from(["0", "1", "x"]), st.lists(ELEMENT, min_size=1, max_size=4),
+    st.integers(-12, 12).map(lambda k: k / 10))
+
+
+@given(FOLDS)
+def test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences(x):
+    f, pt = x
+    note(f"f = {pc.pretty(f)} at {pt}")
+    got = engine_row(f, pt)
+    fwd = oracle.row_by_oracle(f, pt, 0)
+    fn, at = oracle.evaluate(f), oracle.shape_point(f, pt)
+    fd = [float(oracle.central_difference(fn, at, oracle.shape_point(f, [1.0]), h=1e-5))]
+    assert_close_lists(got, fwd, "engine row vs forward mode")
+    assert_close_lists(fwd, fd, "forward mode vs finite differences", 1e-4, 1e-5)
+    event("rule 19m fired" if "19m" in pc.jacobian_row(f, pt, 0).rule_counts else "no rule 19m")

@@ -199,6 +199,22 @@ class Sum(Term):
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("items",)
 
+    @staticmethod
+    def lazy(make_items) -> "Sum":
+        """A sum whose items ``make_items()`` builds when they are first read
+        (rule 5's covectors: the reduction reads their linear combination,
+        cached beside them, and a wide sum is built only to be printed)."""
+        t = object.__new__(Sum)
+        t.__dict__.update(pos=None, _make_items=make_items)
+        return t
+
+    def __getattr__(self, name):  # only for a missing attribute: the items of a lazy sum
+        d = self.__dict__
+        if name == "items" and "_make_items" in d:
+            items = d["items"] = d.pop("_make_items")()
+            return items
+        raise AttributeError(name)
+
 
 @_term
 class Jac(Term):

@@ -254,7 +254,10 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
     start = d.get("_scan", 0)
     for i in range(start, len(items)):
         u = items[i]
-        if "_nf" not in u.__dict__ or (stop is not None and stop(u)):
+        ud = u.__dict__
+        if "_nf" not in ud and type(u) in _LEAVES:
+            ud["_nf"] = True  # a variable, numeral, 𝟎 or λ: a value, no frame needed
+        if "_nf" not in ud or (stop is not None and stop(u)):
             if i != start:
                 d["_scan"] = i
             return i
@@ -515,12 +518,16 @@ def _child_prim(ctx, t):
 def _child_app(ctx, t):
     fun, arg = t.fun, t.arg
     if "_nf" not in fun.__dict__:
-        return Ctx("app-fun", t, 0, ctx, fun), fun
+        if type(fun) not in _LEAVES:
+            return Ctx("app-fun", t, 0, ctx, fun), fun
+        fun.__dict__["_nf"] = True  # a leaf is a value: marked without a frame
     kept = R.kept_let
     if kept(fun):
         return LIFT
     if "_nf" not in arg.__dict__:
-        return Ctx("app-arg", t, 1, ctx, arg), arg
+        if type(arg) not in _LEAVES:
+            return Ctx("app-arg", t, 1, ctx, arg), arg
+        arg.__dict__["_nf"] = True
     if kept(arg):
         return LIFT
     if type(fun) is Lam and "_nf" not in fun.body.__dict__ and R.is_inert(arg):

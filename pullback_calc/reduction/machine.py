@@ -395,7 +395,7 @@ class Machine:
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
         term, built as the machine reaches its parts: reduction/delayed.py)."""
         if label == "1":
-            delayed = D.beta(t)
+            delayed = D.beta(t, self._level > 0)
             if delayed is not None:
                 return delayed
             if isinstance(t.fun.body, D.LetBody):

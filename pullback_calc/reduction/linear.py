@@ -53,12 +53,17 @@ def _fold(t: Term) -> Term:
     return t
 
 
+def _is_one(t: Term) -> bool:
+    """t == ONE, without the generic structural equality."""
+    return type(t) is Num and t.value == 1.0
+
+
 def cmul(a: Term, b: Term, fold: bool = True) -> Term:
     """a × b; with ``fold`` numerals are multiplied here, otherwise the
     product is left as a term for rule 4 (1 × c is c either way)."""
-    if a == ONE:
+    if _is_one(a):
         return b
-    if b == ONE:
+    if _is_one(b):
         return a
     if fold and isinstance(a, Num) and isinstance(b, Num):
         return Num(a.value * b.value)
@@ -82,7 +87,7 @@ def _is_zero(c: Term) -> bool:
 
 
 def _scale(d: LinComb, c: Term, fold: bool = True) -> LinComb:
-    if c == ONE:
+    if _is_one(c):
         return d
     return {a: cmul(c, k, fold) for a, k in d.items()}
 
@@ -91,6 +96,12 @@ def _merge_into(acc: LinComb, d: LinComb, fold: bool = True) -> None:
     for a, k in d.items():
         old = acc.get(a)
         acc[a] = k if old is None else cadd(old, k, fold)
+
+
+def _add_into(acc: LinComb, a: Term, k: Term, fold: bool = True) -> None:
+    """_merge_into(acc, {a: k}) without the one-entry dict."""
+    old = acc.get(a)
+    acc[a] = k if old is None else cadd(old, k, fold)
 
 
 # ---- term → linear combination ------------------------------------------------------
@@ -124,7 +135,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
                 elif not (fv(a[1]) & lin):
                     work.append((a[0], mul(c, F(a[1]))))
                 else:
-                    _merge_into(acc, {u: c}, fold)  # not linear: keep as an atom
+                    _add_into(acc, u, c, fold)  # not linear: keep as an atom
             elif u.op == "div" and not (fv(a[1]) & lin):
                 work.append((a[0], mul(c, F(Prim("div", (ONE, a[1]))))))
             elif u.op == "neg":
@@ -134,7 +145,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
             elif u.op == "sub":
                 work.extend([(a[1], mul(c, Num(-1.0))), (a[0], c)])
             else:
-                _merge_into(acc, {u: c}, fold)
+                _add_into(acc, u, c, fold)
         elif isinstance(u, Proj):
             x = u.arg
             if isinstance(x, Tuple):
@@ -148,7 +159,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
                 if x2 is not x:
                     work.append((Proj(u.index, x2), c))
                 else:
-                    _merge_into(acc, {u: c}, fold)
+                    _add_into(acc, u, c, fold)
         elif isinstance(u, App):
             f = _reduce_atom(u.fun, lin)
             if isinstance(f, Lam):
@@ -163,12 +174,14 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
             elif f is not u.fun:
                 work.append((App(f, u.arg), c))
             else:
-                _merge_into(acc, {u: c}, fold)
+                _add_into(acc, u, c, fold)
         elif isinstance(u, Num):
             if u.value != 0.0:
-                _merge_into(acc, {ONE: mul(c, u)}, fold)  # affine part; linear terms have none
+                _add_into(acc, ONE, mul(c, u), fold)  # affine part; linear terms have none
         else:
-            _merge_into(acc, {u: c}, fold)
+            _add_into(acc, u, c, fold)
+    if not any(_is_zero(k) for k in acc.values()):
+        return acc
     return {a: k for a, k in acc.items() if not _is_zero(k)}
 
 
@@ -315,7 +328,7 @@ def _cached_lc(t: Term) -> Optional[LC]:
 
 
 def _summand(a: Term, k: Term) -> Term:
-    return a if k == ONE else (k if a == ONE else Prim("mul", (k, a)))
+    return a if _is_one(k) else (k if _is_one(a) else Prim("mul", (k, a)))
 
 
 def _lc_from_dict(d: LinComb) -> LC:
@@ -395,7 +408,9 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
     fold = settle is None
     m: dict = {}
     _match(functional.pat, map_body, m)
-    lc = lincomb_of(functional.body, PatVars(functional.pat))
+    lc = _cached_lc(functional.body)  # (the covector of the previous step: cached)
+    if lc is None:
+        lc = _lc_from_dict(to_lincomb(functional.body, PatVars(functional.pat)))
     if not m:
         return term_of(lc)
     if m.keys() & lc.cx:  # a re-bound variable inside a compound atom: general path
@@ -412,46 +427,48 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
         cx2 = _lc_from_dict(out).cx  # (of every atom, also those that settle to 0)
         _settle(out, list(out), settle)
         return term_of(LC.of(out, cx2))
-    base = lc.pm.dict()  # the current version; the changes go to ``delta``
-    delta: dict = {}     # atom -> (position, coefficient), or _MISSING: removed
+    base = lc.pm.dict()  # the current version (the changes are collected first)
     cx, n, seq = lc.cx, lc.n, lc.seq
     # simultaneous substitution: take every re-bound coordinate out first,
     # then add the images (which may mention the same names, meaning others)
+    removed: list = []
     taken = []
     for x, image in m.items():
         a = Var(x)
         e = base.get(a)
         if e is not None:
-            delta[a] = _MISSING
+            removed.append(a)
             n -= 1
             taken.append((e[1], image))
-    touched: dict = {}
+    touched: dict = {}  # atom -> [position, coefficient], in the order first touched
     for k, image in taken:
         for a, c in _scale(to_lincomb(image, map_lin, fold), k, fold).items():
-            e = delta.get(a)
-            if e is None:
+            entry = touched.get(a)
+            if entry is not None:
+                entry[1] = cadd(entry[1], c, fold)
+            else:
                 e = base.get(a)
-            elif e is _MISSING:
-                e = None
-            if e is None:  # a new atom comes last
-                delta[a] = (seq, c)
-                seq += 1
-                n += 1
-            else:          # an atom keeps its place
-                delta[a] = (e[0], cadd(e[1], c, fold))
-            touched[a] = True
+                if e is not None and not any(a == r for r in removed):
+                    touched[a] = [e[0], cadd(e[1], c, fold)]  # an atom keeps its place
+                else:
+                    touched[a] = [seq, c]  # a new atom comes last
+                    seq += 1
+                    n += 1
             if not isinstance(a, Var):
                 cx = cx | fv(a)
-    coeffs = {a: delta[a][1] for a in touched}
-    _settle(coeffs, list(touched), settle)
-    for a in touched:
-        k = coeffs.get(a)
-        if k is None:
-            delta[a] = _MISSING
+    entries = list(touched.values())
+    pending = [e for e in entries if isinstance(e[1], Prim)] if settle else []
+    if pending:  # rule 5's arithmetic: the new coefficients, reduced together
+        for e, v in zip(pending, settle([e[1] for e in pending])):
+            e[1] = v
+    changes = [(r, _MISSING) for r in removed if r not in touched]
+    for a, e in touched.items():
+        if _is_zero(e[1]):  # a zero coefficient drops its atom
+            changes.append((a, _MISSING))
             n -= 1
         else:
-            delta[a] = (delta[a][0], k)
-    return term_of(LC(lc.pm.update(list(delta.items())), cx, n, seq))
+            changes.append((a, (e[0], e[1])))
+    return term_of(LC(lc.pm.update(changes), cx, n, seq))
 
 
 def _settle(coeffs: dict, atoms: list, settle) -> None:

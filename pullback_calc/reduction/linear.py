@@ -10,10 +10,10 @@ where a linear atom is a direction variable, a projection of an atom, an
 atom applied to a value, or a stuck linear term (e.g. a Jacobian of a free
 function).  Rule 5 composes a covector with a linear map by substituting and
 re-normalising; this module is that normalisation.  The combination is kept
-as an ordered dict on the Sum node: one reverse-phase step does Python work
-only for the coefficients of the variables the elementary term used, plus
-one C-level copy of the coefficient table (a persistent map would remove
-that copy; it has not been needed yet).
+beside the Sum node (``_lcobj``), in a persistent map (``PMap``): one
+reverse-phase step does work only for the coefficients of the variables the
+elementary term used -- no copy of the table, and the sum's items are built
+only when someone reads them (``Sum.lazy``).
 
 No arithmetic is done here behind the reduction's back: the normaliser
 *builds* the coefficient of a touched atom as a term (``k × c``, ``c + d``),

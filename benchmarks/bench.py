@@ -1128,8 +1128,9 @@ def main(argv: Optional[list] = None) -> int:
     args = ap.parse_args(argv)
 
     if args.compare:
-        names = [s.strip() for s in (args.families if args.families != ",".join(FAMILIES)
-                                     else ",".join(COMPARE)).split(",") if s.strip()]
+        default = args.families in (",".join(FAMILIES), ap.get_default("families"))
+        names = [s.strip() for s in (",".join(COMPARE) if default else args.families).split(",")
+                 if s.strip()]
         for nm in names:
             if nm not in COMPARE:
                 ap.error(f"unknown family {nm!r}")

@@ -16,13 +16,17 @@ pullback_calc.testing.mutants`` lists them).
 """
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from pullback_calc.testing.mutants import install_from_environment
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("ci", max_examples=40, deadline=None, database=None,
                           derandomize=True, suppress_health_check=_QUIET, print_blob=True)
+# "kill": ci without shrinking -- for runs that only ask whether a property
+# fails (a mutant is caught), not for the smallest counterexample
+settings.register_profile("kill", settings.get_profile("ci"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
 settings.register_profile("thorough", max_examples=1000, deadline=None,
                           suppress_health_check=_QUIET, print_blob=True)
 settings.load_profile(os.environ.get("PULLBACK_CALC_PROFILE", "ci"))

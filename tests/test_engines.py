@@ -331,6 +331,7 @@ def test_the_agreement_property_catches_an_engine_mutant_named_in_the_environmen
     installed through PULLBACK_CALC_MUTANT as a user would."""
     env = {k: v for k, v in os.environ.items() if k != "PULLBACK_CALC_MUTANT"}
     env["PULLBACK_CALC_MUTANT"] = name
+    env.setdefault("PULLBACK_CALC_PROFILE", "kill")  # fail at the first counterexample: no shrinking
     target = f"tests/properties/test_prop_engines.py::{KILLED_BY[name]}"
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                         target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

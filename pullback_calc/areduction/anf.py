@@ -35,6 +35,16 @@ def is_atom(t: Term) -> bool:
 
 
 def is_elementary(t: Term) -> bool:
+    """(Cached on the node: terms are immutable, and the machine asks at
+    every step about the same bodies.)"""
+    r = t.__dict__.get("_el")
+    if r is None:
+        r = _is_elementary(t)
+        t.__dict__["_el"] = r
+    return r
+
+
+def _is_elementary(t: Term) -> bool:
     if isinstance(t, (Var, Num, Zero, Lam)):
         return True
     if isinstance(t, (Prim, Tuple, Sum)):

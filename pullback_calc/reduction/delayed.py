@@ -197,11 +197,19 @@ def _closedness(root: Term) -> None:
 
 # ---- rule 1, delayed --------------------------------------------------------------------
 
-def beta(t: App) -> Optional[Closure]:
+def beta(t: App, by_sets: bool = False) -> Optional[Closure]:
     """Rule 1's contractum S[V/q] as a Closure, when λq.S and V are closed
-    (None otherwise: the machine substitutes eagerly)."""
+    (None otherwise: the machine substitutes eagerly).  ``by_sets``: decide
+    closedness by free-variable sets (``fv``, cached) rather than by a walk
+    -- in premises, where terms are mostly open and the eager substitution
+    that follows needs those sets anyway, so the walk would be redone."""
     lam, v = t.fun, t.arg
-    if not (closed(lam) and closed(v)):
+    # the value first: it is usually small, and when it is open (an inert
+    # value in a premise) the abstraction -- maybe a long chain -- is not walked
+    if by_sets:
+        if fv(v) or fv(lam):
+            return None
+    elif not (closed(v) and closed(lam)):
         return None
     body, binding = lam.body, bind_pattern(lam.pat, v)
     if isinstance(body, LetBody):

@@ -10,10 +10,10 @@ where a linear atom is a direction variable, a projection of an atom, an
 atom applied to a value, or a stuck linear term (e.g. a Jacobian of a free
 function).  Rule 5 composes a covector with a linear map by substituting and
 re-normalising; this module is that normalisation.  The combination is kept
-as an ordered dict on the Sum node: one reverse-phase step does Python work
-only for the coefficients of the variables the elementary term used, plus
-one C-level copy of the coefficient table (a persistent map would remove
-that copy; it has not been needed yet).
+beside the Sum node (``_lcobj``), in a persistent map (``PMap``): one
+reverse-phase step does work only for the coefficients of the variables the
+elementary term used -- no copy of the table, and the sum's items are built
+only when someone reads them (``Sum.lazy``).
 
 No arithmetic is done here behind the reduction's back: the normaliser
 *builds* the coefficient of a touched atom as a term (``k × c``, ``c + d``),
@@ -53,12 +53,17 @@ def _fold(t: Term) -> Term:
     return t
 
 
+def _is_one(t: Term) -> bool:
+    """t == ONE, without the generic structural equality."""
+    return type(t) is Num and t.value == 1.0
+
+
 def cmul(a: Term, b: Term, fold: bool = True) -> Term:
     """a × b; with ``fold`` numerals are multiplied here, otherwise the
     product is left as a term for rule 4 (1 × c is c either way)."""
-    if a == ONE:
+    if _is_one(a):
         return b
-    if b == ONE:
+    if _is_one(b):
         return a
     if fold and isinstance(a, Num) and isinstance(b, Num):
         return Num(a.value * b.value)
@@ -82,7 +87,7 @@ def _is_zero(c: Term) -> bool:
 
 
 def _scale(d: LinComb, c: Term, fold: bool = True) -> LinComb:
-    if c == ONE:
+    if _is_one(c):
         return d
     return {a: cmul(c, k, fold) for a, k in d.items()}
 
@@ -93,13 +98,19 @@ def _merge_into(acc: LinComb, d: LinComb, fold: bool = True) -> None:
         acc[a] = k if old is None else cadd(old, k, fold)
 
 
+def _add_into(acc: LinComb, a: Term, k: Term, fold: bool = True) -> None:
+    """_merge_into(acc, {a: k}) without the one-entry dict."""
+    old = acc.get(a)
+    acc[a] = k if old is None else cadd(old, k, fold)
+
+
 # ---- term → linear combination ------------------------------------------------------
 
 def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
     """Read ``t`` (linear in the variables ``lin``) as a linear combination.
     Without ``fold`` the coefficients that need arithmetic are terms (rule 5
     then reduces them by rule 4, visibly)."""
-    cached = t.__dict__.get("_lcobj")
+    cached = _cached_lc(t)
     if cached is not None:
         return cached.coeffs
     F = _fold if fold else (lambda u: u)
@@ -109,7 +120,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
     work: list[tuple[Term, Term]] = [(t, ONE)]
     while work:
         u, c = work.pop()
-        lc = u.__dict__.get("_lcobj")
+        lc = _cached_lc(u)
         if lc is not None:
             _merge_into(acc, _scale(lc.coeffs, c, fold), fold)
         elif isinstance(u, Zero):
@@ -124,7 +135,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
                 elif not (fv(a[1]) & lin):
                     work.append((a[0], mul(c, F(a[1]))))
                 else:
-                    _merge_into(acc, {u: c}, fold)  # not linear: keep as an atom
+                    _add_into(acc, u, c, fold)  # not linear: keep as an atom
             elif u.op == "div" and not (fv(a[1]) & lin):
                 work.append((a[0], mul(c, F(Prim("div", (ONE, a[1]))))))
             elif u.op == "neg":
@@ -134,7 +145,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
             elif u.op == "sub":
                 work.extend([(a[1], mul(c, Num(-1.0))), (a[0], c)])
             else:
-                _merge_into(acc, {u: c}, fold)
+                _add_into(acc, u, c, fold)
         elif isinstance(u, Proj):
             x = u.arg
             if isinstance(x, Tuple):
@@ -148,7 +159,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
                 if x2 is not x:
                     work.append((Proj(u.index, x2), c))
                 else:
-                    _merge_into(acc, {u: c}, fold)
+                    _add_into(acc, u, c, fold)
         elif isinstance(u, App):
             f = _reduce_atom(u.fun, lin)
             if isinstance(f, Lam):
@@ -163,12 +174,14 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
             elif f is not u.fun:
                 work.append((App(f, u.arg), c))
             else:
-                _merge_into(acc, {u: c}, fold)
+                _add_into(acc, u, c, fold)
         elif isinstance(u, Num):
             if u.value != 0.0:
-                _merge_into(acc, {ONE: mul(c, u)}, fold)  # affine part; linear terms have none
+                _add_into(acc, ONE, mul(c, u), fold)  # affine part; linear terms have none
         else:
-            _merge_into(acc, {u: c}, fold)
+            _add_into(acc, u, c, fold)
+    if not any(_is_zero(k) for k in acc.values()):
+        return acc
     return {a: k for a, k in acc.items() if not _is_zero(k)}
 
 
@@ -201,17 +214,121 @@ def _reduce_atom(x: Term, lin: frozenset) -> Term:
     return x
 
 
-class LC:
-    """A linear combination: coefficients and ready-made summands per atom (in
-    the same order), and the variables occurring in non-variable atoms."""
-    __slots__ = ("coeffs", "terms", "cx")
+_MISSING = object()
 
-    def __init__(self, coeffs: LinComb, terms: dict, cx: frozenset):
-        self.coeffs, self.terms, self.cx = coeffs, terms, cx
+
+class PMap:
+    """A persistent map by Baker's rerooting ("diff arrays"): every version
+    is a node; the newest one reached holds the real dict, every other one
+    the difference to the next version towards it (a key and its value
+    there, or _MISSING).  Updating the newest version is O(1) and leaves the
+    old one valid (it becomes a difference); reading an old version reroots
+    the chain to it, O(its distance).  A reduction's covectors are used
+    linearly -- each version is read once, to make the next -- so rule 5
+    costs the changes it makes, not the width of the covector; a recorded
+    trace keeps every version alive at O(1) memory each.  No version points
+    back to an older one: an unused old version is freed by reference
+    counting (no cycles: the cyclic collector is paused, gcpause.py)."""
+    __slots__ = ("d", "key", "old", "next")
+
+    def __init__(self, d: Optional[dict] = None):
+        self.d, self.key, self.old, self.next = ({} if d is None else d), None, None, None
+
+    def dict(self) -> dict:
+        """This version's dict (reroots the chain here; do not keep it)."""
+        if self.d is not None:
+            return self.d
+        path = []
+        u = self
+        while u.d is None:
+            path.append(u)
+            u = u.next
+        d = u.d
+        for node in reversed(path):  # u is the root; node is the version before it
+            k, old = node.key, node.old
+            cur = d.get(k, _MISSING)
+            if old is _MISSING:
+                del d[k]
+            else:
+                d[k] = old
+            u.d, u.key, u.old, u.next = None, k, cur, node
+            node.d, node.key, node.old, node.next = d, None, None, None
+            u = node
+        return d
+
+    def update(self, changes: list) -> "PMap":
+        """The version with the (key, value or _MISSING) ``changes`` applied."""
+        d = self.dict()
+        u = self
+        for k, v in changes:
+            cur = d.get(k, _MISSING)
+            if v is _MISSING:
+                if cur is _MISSING:
+                    continue
+                del d[k]
+            else:
+                d[k] = v
+            new = PMap.__new__(PMap)
+            new.d, new.key, new.old, new.next = d, None, None, None
+            u.d, u.key, u.old, u.next = None, k, cur, new
+            u = new
+        return u
+
+
+class LC:
+    """A linear combination: for each atom its coefficient, in order (the
+    order of the summands of its term), and the variables occurring in
+    non-variable atoms.  Kept in a persistent map (``PMap``) of atom ->
+    (position, coefficient): an atom keeps its position while it stays, a
+    new one comes last -- the order of a dict copied and updated -- and the
+    ordered dict ``coeffs`` is built only when asked for."""
+    __slots__ = ("pm", "cx", "n", "seq", "_coeffs")
+
+    def __init__(self, pm: PMap, cx: frozenset, n: int, seq: int):
+        self.pm, self.cx, self.n, self.seq = pm, cx, n, seq
+        self._coeffs: Optional[dict] = None
+
+    @staticmethod
+    def of(d: LinComb, cx: frozenset) -> "LC":
+        lc = LC(PMap({a: (i, k) for i, (a, k) in enumerate(d.items())}), cx, len(d), len(d))
+        lc._coeffs = d
+        return lc
+
+    @property
+    def coeffs(self) -> LinComb:
+        """atom -> coefficient, in the order of the summands."""
+        c = self._coeffs
+        if c is None:
+            items = sorted(self.pm.dict().items(), key=lambda e: e[1][0])
+            c = self._coeffs = {a: e[1] for a, e in items}
+        return c
+
+    def summands(self) -> tuple:
+        return tuple(_summand(a, k) for a, k in self.coeffs.items())
+
+
+class _Single:
+    """The cached combination of a term that is itself its only summand: the
+    atom (coefficient 1) or the numeral (the atom 1).  A marker, not an LC
+    holding the term, which would be a reference cycle."""
+    __slots__ = ("const",)
+
+    def __init__(self, const: bool):
+        self.const = const
+
+
+_SELF_ATOM, _SELF_CONST = _Single(False), _Single(True)
+
+
+def _cached_lc(t: Term) -> Optional[LC]:
+    lc = t.__dict__.get("_lcobj")
+    if lc is None or isinstance(lc, LC):
+        return lc
+    return _lc_from_dict({ONE: t} if lc.const else {t: ONE})
 
 
 def _summand(a: Term, k: Term) -> Term:
-    return a if k == ONE else (k if a == ONE else Prim("mul", (k, a)))
+    return a if _is_one(k) else (k if _is_one(a) else Prim("mul", (k, a)))
 
 
 def _lc_from_dict(d: LinComb) -> LC:
@@ -219,24 +336,32 @@ def _lc_from_dict(d: LinComb) -> LC:
     for a in d:
         if not isinstance(a, Var):
             cx |= fv(a)
-    return LC(d, {a: _summand(a, k) for a, k in d.items()}, cx)
+    return LC.of(d, cx)
 
 
 def lincomb_of(t: Term, lin: frozenset) -> LC:
-    lc = t.__dict__.get("_lcobj")
+    lc = _cached_lc(t)
     if lc is None:
         lc = _lc_from_dict(to_lincomb(t, lin))
     return lc
 
 
 def term_of(lc: LC) -> Term:
-    """Σ cᵢ × Aᵢ as a term, with the combination cached on it for the next step."""
-    n = len(lc.terms)
+    """Σ cᵢ × Aᵢ as a term, with the combination cached on it for the next step.
+    A sum's items are built when first read (``Sum.lazy``): the reverse phase
+    reads only the combination, so a step costs what it changes."""
+    n = lc.n
     if n == 0:
         return ZERO
-    t = next(iter(lc.terms.values())) if n == 1 else Sum(tuple(lc.terms.values()))
-    if "_lcobj" not in t.__dict__:
-        object.__setattr__(t, "_lcobj", lc)
+    if n == 1:
+        a, k = next(iter(lc.coeffs.items()))
+        t = _summand(a, k)
+        if "_lcobj" not in t.__dict__:
+            object.__setattr__(t, "_lcobj", _SELF_ATOM if t is a else
+                               _SELF_CONST if t is k else lc)
+        return t
+    t = Sum.lazy(lc.summands)
+    object.__setattr__(t, "_lcobj", lc)
     return t
 
 
@@ -283,7 +408,9 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
     fold = settle is None
     m: dict = {}
     _match(functional.pat, map_body, m)
-    lc = lincomb_of(functional.body, PatVars(functional.pat))
+    lc = _cached_lc(functional.body)  # (the covector of the previous step: cached)
+    if lc is None:
+        lc = _lc_from_dict(to_lincomb(functional.body, PatVars(functional.pat)))
     if not m:
         return term_of(lc)
     if m.keys() & lc.cx:  # a re-bound variable inside a compound atom: general path
@@ -297,46 +424,64 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
                 if reduce is not None:  # substituting into a compound atom can make a redex
                     image = reduce(image)
                 _merge_into(out, _scale(to_lincomb(image, map_lin, fold), k, fold), fold)
-        lc2 = _lc_from_dict(out)
-        _settle(lc2, list(out), settle)
-        return term_of(lc2)
-    coeffs, terms, cx = dict(lc.coeffs), dict(lc.terms), lc.cx
+        cx2 = _lc_from_dict(out).cx  # (of every atom, also those that settle to 0)
+        _settle(out, list(out), settle)
+        return term_of(LC.of(out, cx2))
+    base = lc.pm.dict()  # the current version (the changes are collected first)
+    cx, n, seq = lc.cx, lc.n, lc.seq
     # simultaneous substitution: take every re-bound coordinate out first,
     # then add the images (which may mention the same names, meaning others)
+    removed: list = []
     taken = []
     for x, image in m.items():
-        k = coeffs.pop(Var(x), None)
-        if k is not None:
-            del terms[Var(x)]
-            taken.append((k, image))
-    touched: dict = {}
+        a = Var(x)
+        e = base.get(a)
+        if e is not None:
+            removed.append(a)
+            n -= 1
+            taken.append((e[1], image))
+    touched: dict = {}  # atom -> [position, coefficient], in the order first touched
     for k, image in taken:
         for a, c in _scale(to_lincomb(image, map_lin, fold), k, fold).items():
-            old = coeffs.get(a)
-            coeffs[a] = c if old is None else cadd(old, c, fold)
-            terms[a] = None  # (placeholder: keeps the atom's place; filled by _settle)
-            touched[a] = True
+            entry = touched.get(a)
+            if entry is not None:
+                entry[1] = cadd(entry[1], c, fold)
+            else:
+                e = base.get(a)
+                if e is not None and not any(a == r for r in removed):
+                    touched[a] = [e[0], cadd(e[1], c, fold)]  # an atom keeps its place
+                else:
+                    touched[a] = [seq, c]  # a new atom comes last
+                    seq += 1
+                    n += 1
             if not isinstance(a, Var):
                 cx = cx | fv(a)
-    out_lc = LC(coeffs, terms, cx)
-    _settle(out_lc, list(touched), settle)
-    return term_of(out_lc)
-
-
-def _settle(lc: LC, atoms: list, settle) -> None:
-    """Give the touched ``atoms`` of ``lc`` value coefficients: the ones that
-    are arithmetic terms are reduced together by ``settle`` (one premise);
-    zero coefficients drop their atom."""
-    pending = [a for a in atoms if isinstance(lc.coeffs[a], Prim)] if settle else []
-    if pending:
-        for a, v in zip(pending, settle([lc.coeffs[a] for a in pending])):
-            lc.coeffs[a] = v
-    for a in atoms:
-        k = lc.coeffs[a]
-        if _is_zero(k):
-            del lc.coeffs[a], lc.terms[a]
+    entries = list(touched.values())
+    pending = [e for e in entries if isinstance(e[1], Prim)] if settle else []
+    if pending:  # rule 5's arithmetic: the new coefficients, reduced together
+        for e, v in zip(pending, settle([e[1] for e in pending])):
+            e[1] = v
+    changes = [(r, _MISSING) for r in removed if r not in touched]
+    for a, e in touched.items():
+        if _is_zero(e[1]):  # a zero coefficient drops its atom
+            changes.append((a, _MISSING))
+            n -= 1
         else:
-            lc.terms[a] = _summand(a, k)
+            changes.append((a, (e[0], e[1])))
+    return term_of(LC(lc.pm.update(changes), cx, n, seq))
+
+
+def _settle(coeffs: dict, atoms: list, settle) -> None:
+    """Give the touched ``atoms`` value coefficients in ``coeffs``: the ones
+    that are arithmetic terms are reduced together by ``settle`` (one
+    premise); zero coefficients drop their atom."""
+    pending = [a for a in atoms if isinstance(coeffs[a], Prim)] if settle else []
+    if pending:
+        for a, v in zip(pending, settle([coeffs[a] for a in pending])):
+            coeffs[a] = v
+    for a in atoms:
+        if _is_zero(coeffs[a]):
+            del coeffs[a]
 
 
 def share(coefficients: list) -> tuple[list, Term]:
@@ -353,6 +498,9 @@ def share(coefficients: list) -> tuple[list, Term]:
     c₁ × (A₁ ⊕ c₂ × (A₂ ⊕ c₃ × …)) of a fold gives the coefficients c₁c₂,
     c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps."""
     from ..syntax.terms import fresh
+    if len(coefficients) == 1 and not (isinstance(coefficients[0], Prim) and any(
+            isinstance(a, Prim) for a in coefficients[0].args)):
+        return [], list(coefficients)  # one operation (or none): nothing to share
     uses: dict = {}
     order: list = []  # compound sub-terms, children before parents
     stack = [(c, False) for c in reversed(coefficients)]
@@ -370,22 +518,24 @@ def share(coefficients: list) -> tuple[list, Term]:
             stack.extend((a, False) for a in reversed(u.args))
     names: dict = {}
     bindings: list = []
-
-    def rebuild(u: Term) -> Term:
-        if not isinstance(u, Prim):
-            return u
-        x = names.get(u)
-        if x is not None:
-            return x
-        return Prim(u.op, tuple(rebuild(a) for a in u.args), u.pos)
-
-    for u in order:  # children first: rebuild finds their names
+    for u in order:  # children first: _rebuild finds their names
         if uses[u] > 1 and u not in names and not fv(u):  # (an open one would stay a let)
-            bound = Prim(u.op, tuple(rebuild(a) for a in u.args), u.pos)
+            bound = Prim(u.op, tuple(_rebuild(a, names) for a in u.args), u.pos)
             x = Var(fresh("k"))
             bindings.append((x, bound))
             names[u] = x
-    return bindings, [rebuild(c) for c in coefficients]
+    return bindings, [_rebuild(c, names) for c in coefficients]
+
+
+def _rebuild(u: Term, names: dict) -> Term:
+    """u with its named sub-terms replaced by their names (a module-level
+    function: a closure calling itself would be a reference cycle)."""
+    if not isinstance(u, Prim):
+        return u
+    x = names.get(u)
+    if x is not None:
+        return x
+    return Prim(u.op, tuple(_rebuild(a, names) for a in u.args), u.pos)
 
 
 def coefficient(d: LinComb, atom: Term) -> Optional[Term]:

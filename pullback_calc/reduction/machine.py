@@ -46,13 +46,18 @@ LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an ev
 
 class Ctx:
     """One frame of the evaluation context and a link to the rest."""
-    __slots__ = ("kind", "node", "index", "parent", "depth", "in_dual", "mat")
+    __slots__ = ("kind", "node", "index", "parent", "depth", "in_dual", "mat", "h")
 
-    def __init__(self, kind: str, node: Term, index: int, parent: Optional["Ctx"]):
+    def __init__(self, kind: str, node: Term, index: int, parent: Optional["Ctx"],
+                 hole: Optional[Term] = None):
         self.kind, self.node, self.index, self.parent = kind, node, index, parent
         self.mat: Optional[Ctx] = None  # the frame with its delayed substitutions done
-        self.depth = 1 + (parent.depth if parent else 0)
-        self.in_dual = kind == "dual-body" or (parent.in_dual if parent else False)
+        if parent is None:
+            self.depth, self.in_dual = 1, kind == "dual-body"
+        else:
+            self.depth = 1 + parent.depth
+            self.in_dual = kind == "dual-body" or parent.in_dual
+        self.h = self.hole() if hole is None else hole  # what the hole held when made
 
     def hole(self) -> Term:
         n, k = self.node, self.kind
@@ -77,7 +82,7 @@ class Ctx:
     def plug(self, t: Term) -> Term:
         """The frame's node with its hole filled by t (the node itself if t is
         what was there: values come back unchanged, and sharing is kept)."""
-        if self.hole() is t:
+        if self.h is t:
             return self.node
         n, k = self.node, self.kind
         if k == "prim":
@@ -231,7 +236,7 @@ class Step:
 
 
 def _mark(t: Term) -> Term:
-    object.__setattr__(t, "_nf", True)
+    t.__dict__["_nf"] = True
     return t
 
 
@@ -245,14 +250,19 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
     by rule 1, for rule lift) -- None: neither.  ``_scan`` on the node
     remembers how many leading items are known to be neither, so a wide node
     is not rescanned from its first item at every visit."""
-    start = t.__dict__.get("_scan", 0)
+    d = t.__dict__
+    start = d.get("_scan", 0)
     for i in range(start, len(items)):
-        if "_nf" not in items[i].__dict__ or (stop is not None and stop(items[i])):
+        u = items[i]
+        ud = u.__dict__
+        if "_nf" not in ud and type(u) in _LEAVES:
+            ud["_nf"] = True  # a variable, numeral, 𝟎 or λ: a value, no frame needed
+        if "_nf" not in ud or (stop is not None and stop(u)):
             if i != start:
-                object.__setattr__(t, "_scan", i)
+                d["_scan"] = i
             return i
     if start != len(items):
-        object.__setattr__(t, "_scan", len(items))
+        d["_scan"] = len(items)
     return None
 
 
@@ -393,7 +403,7 @@ class Machine:
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
         term, built as the machine reaches its parts: reduction/delayed.py)."""
         if label == "1":
-            delayed = D.beta(t)
+            delayed = D.beta(t, self._level > 0)
             if delayed is not None:
                 return delayed
             if isinstance(t.fun.body, D.LetBody):
@@ -403,8 +413,10 @@ class Machine:
     # descending: find the next redex inside t --------------------------------------
     def _down(self, ctx: Optional[Ctx], t: Term):
         while True:
-            if isinstance(t, D.Closure):
+            tt = type(t)
+            if tt is D.Closure:
                 t = D.push(t)
+                tt = type(t)
             if ctx is not None and ctx.kind in A_KINDS:
                 r = self._down_a(ctx, t)
                 if r is None:
@@ -413,104 +425,43 @@ class Machine:
                     ctx, t = r[1], r[2]
                     continue
                 return r
-            if _nf(t):
+            d = t.__dict__
+            if "_nf" in d:
                 return ("up", ctx, t, None)
-            if isinstance(t, (Var, Num, Zero, Lam)):
-                return ("up", ctx, _mark(t), None)
-            nxt = self._child(ctx, t)
+            if tt in _LEAVES:
+                d["_nf"] = True
+                return ("up", ctx, t, None)
+            child = _CHILD.get(tt)
+            if child is None:
+                raise AssertionError(tt)
+            nxt = child(ctx, t)
             if nxt is LIFT:
                 return ("redex", ctx, t, "lift")
             if nxt is not None:
                 ctx, t = nxt
                 continue
-            label = self._redex(t)
+            label = _REDEX[tt](t)
             if label is not None:
                 return ("redex", ctx, t, label)
-            return ("up", ctx, _mark(t), None)
+            d["_nf"] = True
+            return ("up", ctx, t, None)
 
     def _child(self, ctx, t):
         """The first child of t still to evaluate, as (frame, child); LIFT if
         the first evaluated child that is no longer evaluating is a let kept by
         rule 1 (rule lift); or None."""
-        kept = R.kept_let
-        if isinstance(t, Prim):
-            i = _scan(t, t.args)
-            return None if i is None else (Ctx("prim", t, i, ctx), t.args[i])
-        if isinstance(t, App):
-            if not _nf(t.fun):
-                return Ctx("app-fun", t, 0, ctx), t.fun
-            if kept(t.fun):
-                return LIFT
-            if not _nf(t.arg):
-                return Ctx("app-arg", t, 1, ctx), t.arg
-            if kept(t.arg):
-                return LIFT
-            if isinstance(t.fun, Lam) and not _nf(t.fun.body) and R.is_inert(t.arg):
-                if isinstance(t.fun.body, D.LetBody):  # its substitution was delayed
-                    t = D.forced_let(t)
-                return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
-            return None
-        if isinstance(t, (Tuple, Sum)):
-            tup = isinstance(t, Tuple)
-            i = _scan(t, t.items, kept if tup else None)
-            if i is None:
-                return None
-            a = t.items[i]
-            return LIFT if _nf(a) else (Ctx("tuple" if tup else "sum", t, i, ctx), a)
-        if isinstance(t, Proj):
-            if not _nf(t.arg):
-                return Ctx("proj", t, 0, ctx), t.arg
-            return LIFT if kept(t.arg) else None
-        if isinstance(t, Jac):
-            if not is_a_normal(t.lam.body):
-                return Ctx("a-root", t, 0, ctx), t.lam.body
-            if not _nf(t.along):
-                return Ctx("jac-along", t, 1, ctx), t.along
-            return LIFT if kept(t.along) else None
-        if isinstance(t, Dual):
-            if not _nf(t.functional):
-                return Ctx("dual-fun", t, 1, ctx), t.functional
-            if kept(t.functional):
-                return LIFT
-            if not _nf(t.lam.body):
-                return Ctx("dual-body", t, 0, ctx), t.lam.body
-            return None
-        if isinstance(t, Pullback):
-            if not _nf(t.fun):
-                return Ctx("pb-fun", t, 0, ctx), t.fun
-            if kept(t.fun):
-                return LIFT
-            if isinstance(t.fun, Lam) and not is_a_normal(t.fun.body):
-                return Ctx("a-root", t, 0, ctx), t.fun.body
-            if not _nf(t.form):
-                return Ctx("pb-form", t, 1, ctx), t.form
-            return LIFT if kept(t.form) else None
-        raise AssertionError(type(t))
+        child = _CHILD.get(type(t))
+        if child is None:
+            raise AssertionError(type(t))
+        return child(ctx, t)
 
     @staticmethod
     def _redex(t: Term) -> Optional[str]:
         """The rule for t, all of whose evaluated children are values."""
-        if isinstance(t, Prim):
-            if any(isinstance(a, Zero) for a in t.args):
-                return "3"
-            return "4" if all(isinstance(a, Num) for a in t.args) else None
-        if isinstance(t, App):
-            return R.classify_app(t)
-        if isinstance(t, Proj):
-            if isinstance(t.arg, Tuple):
-                return "2"
-            return "3" if isinstance(t.arg, (Sum, Zero)) else None
-        if isinstance(t, Sum):
-            return "3" if R.sum_needs_normalizing(t) else None
-        if isinstance(t, Tuple):
-            return None
-        if isinstance(t, Jac):
-            return R.classify_jac(t)
-        if isinstance(t, Dual):
-            return R.classify_dual(t)
-        if isinstance(t, Pullback):
-            return R.classify_pullback(t)
-        raise AssertionError(type(t))
+        r = _REDEX.get(type(t))
+        if r is None:
+            raise AssertionError(type(t))
+        return r(t)
 
     # A-contexts -------------------------------------------------------------------
     @staticmethod
@@ -531,8 +482,8 @@ class Machine:
             if is_let(t.arg):
                 return ("redex", ctx, t, "A-lift")
             if is_elementary(t.arg):
-                return ("push", Ctx("let-body", t, 0, ctx), t.fun.body)
-            return ("push", Ctx("let-bound", t, 1, ctx), t.arg)
+                return ("push", Ctx("let-body", t, 0, ctx, t.fun.body), t.fun.body)
+            return ("push", Ctx("let-bound", t, 1, ctx, t.arg), t.arg)
         if is_let(t):
             return None  # a let in bound position: the enclosing let lifts it
         label = a_redex(t, position, bound)
@@ -544,21 +495,132 @@ class Machine:
             if ctx is None:
                 return ("done", None, t, None)
             parent, kind = ctx.parent, ctx.kind
-            node = ctx.plug(t)
+            node = ctx.node if ctx.h is t else ctx.plug(t)
             if kind in _SCANNED and "_nf" in t.__dict__ \
                     and node.__dict__.get("_scan", 0) <= ctx.index \
                     and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
-                object.__setattr__(node, "_scan", ctx.index + 1)  # its items up to t are values
+                node.__dict__["_scan"] = ctx.index + 1  # its items up to t are values
             if kind == "let-body":
                 t, ctx = node, parent
                 continue
             if kind == "let-bound":
                 if is_let(t):
                     return ("redex", parent, node, "A-lift")
-                return ("down", Ctx("let-body", node, 0, parent), node.fun.body, None)
+                return ("down", Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body,
+                        None)
             if kind == "a-root":
-                object.__setattr__(t, "_anf", True)
+                t.__dict__["_anf"] = True
             return ("down", parent, node, None)
+
+
+# ---- one node's evaluation order and its redex, by the node's class ---------------------
+
+_LEAVES = frozenset({Var, Num, Zero, Lam})
+
+
+def _child_prim(ctx, t):
+    i = _scan(t, t.args)
+    return None if i is None else (Ctx("prim", t, i, ctx, t.args[i]), t.args[i])
+
+
+def _child_app(ctx, t):
+    fun, arg = t.fun, t.arg
+    if "_nf" not in fun.__dict__:
+        if type(fun) not in _LEAVES:
+            return Ctx("app-fun", t, 0, ctx, fun), fun
+        fun.__dict__["_nf"] = True  # a leaf is a value: marked without a frame
+    kept = R.kept_let
+    if kept(fun):
+        return LIFT
+    if "_nf" not in arg.__dict__:
+        if type(arg) not in _LEAVES:
+            return Ctx("app-arg", t, 1, ctx, arg), arg
+        arg.__dict__["_nf"] = True
+    if kept(arg):
+        return LIFT
+    if type(fun) is Lam and "_nf" not in fun.body.__dict__ and R.is_inert(arg):
+        if isinstance(fun.body, D.LetBody):  # its substitution was delayed
+            t = D.forced_let(t)
+        return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
+    return None
+
+
+def _child_items(ctx, t):
+    tup = type(t) is Tuple
+    items = t.items
+    i = _scan(t, items, R.kept_let if tup else None)
+    if i is None:
+        return None
+    a = items[i]
+    return LIFT if "_nf" in a.__dict__ else (Ctx("tuple" if tup else "sum", t, i, ctx, a), a)
+
+
+def _child_proj(ctx, t):
+    if "_nf" not in t.arg.__dict__:
+        return Ctx("proj", t, 0, ctx, t.arg), t.arg
+    return LIFT if R.kept_let(t.arg) else None
+
+
+def _child_jac(ctx, t):
+    if not is_a_normal(t.lam.body):
+        return Ctx("a-root", t, 0, ctx, t.lam.body), t.lam.body
+    if "_nf" not in t.along.__dict__:
+        return Ctx("jac-along", t, 1, ctx, t.along), t.along
+    return LIFT if R.kept_let(t.along) else None
+
+
+def _child_dual(ctx, t):
+    if "_nf" not in t.functional.__dict__:
+        return Ctx("dual-fun", t, 1, ctx, t.functional), t.functional
+    if R.kept_let(t.functional):
+        return LIFT
+    body = t.lam.body
+    if "_nf" not in body.__dict__:
+        return Ctx("dual-body", t, 0, ctx, body), body
+    return None
+
+
+def _child_pullback(ctx, t):
+    fun = t.fun
+    if "_nf" not in fun.__dict__:
+        return Ctx("pb-fun", t, 0, ctx, fun), fun
+    if R.kept_let(fun):
+        return LIFT
+    if type(fun) is Lam and not is_a_normal(fun.body):
+        return Ctx("a-root", t, 0, ctx, fun.body), fun.body
+    if "_nf" not in t.form.__dict__:
+        return Ctx("pb-form", t, 1, ctx, t.form), t.form
+    return LIFT if R.kept_let(t.form) else None
+
+
+_CHILD = {Prim: _child_prim, App: _child_app, Tuple: _child_items, Sum: _child_items,
+          Proj: _child_proj, Jac: _child_jac, Dual: _child_dual, Pullback: _child_pullback}
+
+
+def _redex_prim(t):
+    args = t.args
+    for a in args:
+        if type(a) is Zero:
+            return "3"
+    for a in args:
+        if type(a) is not Num:
+            return None
+    return "4"
+
+
+def _redex_proj(t):
+    if type(t.arg) is Tuple:
+        return "2"
+    return "3" if type(t.arg) in (Sum, Zero) else None
+
+
+def _redex_sum(t):
+    return "3" if R.sum_needs_normalizing(t) else None
+
+
+_REDEX = {Prim: _redex_prim, App: lambda t: R.classify_app(t), Proj: _redex_proj,
+          Sum: _redex_sum, Tuple: lambda t: None, Jac: lambda t: R.classify_jac(t),
+          Dual: lambda t: R.classify_dual(t), Pullback: lambda t: R.classify_pullback(t)}
 
 
 def _locate(t: Term, ctx: Optional[Ctx]):
@@ -566,8 +628,8 @@ def _locate(t: Term, ctx: Optional[Ctx]):
     nearest enclosing term's that still has one (terms built by rules carry
     none); only computed for an error."""
     todo, seen, first = [t], 0, None
-    while todo and seen < 64:
-        u = todo.pop(0)
+    while seen < len(todo) and seen < 64:
+        u = todo[seen]
         seen += 1
         if getattr(u, "pos", None) is not None:
             if isinstance(u, Prim):  # a function symbol, rather than a binder's name

@@ -42,8 +42,7 @@ class _Pickler(pickle.Pickler):
             if names is None:
                 import dataclasses
                 names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-            d = obj.__dict__
-            return _rebuild, (cls, tuple(d[n] for n in names))
+            return _rebuild, (cls, tuple(getattr(obj, n) for n in names))  # (a lazy sum: its items)
         return NotImplemented
 
 

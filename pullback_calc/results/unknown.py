@@ -24,7 +24,7 @@ from typing import Optional
 
 from ..errors import JacobianError
 from ..reduction.linear import ONE, to_lincomb
-from ..syntax.subst import fv
+from ..syntax.subst import free_names, fv
 from ..syntax.terms import Jac, Num, Term, Var, Zero, subterms
 
 POLICIES = ("error", "zero")
@@ -50,7 +50,7 @@ def unknown_functions(f: Term) -> dict:
     """The free variables of ``f``, each with the source position of its first
     occurrence (None for terms built in Python): the functions (or values) the
     program uses without defining them."""
-    names = fv(f)
+    names = free_names(f)  # (no set cached on every node of a long program)
     where: dict = {}
     for u in subterms(f):
         if isinstance(u, Var) and u.name in names:

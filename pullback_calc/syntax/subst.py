@@ -43,6 +43,39 @@ def fv(t: Term) -> frozenset:
     return t.__dict__["_fv"]
 
 
+def free_names(t: Term) -> frozenset:
+    """fv(t), by one walk that caches nothing (``fv`` caches a set on every
+    node: on a long left-nested sum or let chain read once -- a whole
+    program's free variables -- that is quadratic memory).  A node whose
+    free variables are cached already is not entered."""
+    c = t.__dict__.get("_fv")
+    if c is not None:
+        return c
+    out: set = set()
+    bound: dict = {}
+    stack: list = [(t, False)]
+    while stack:
+        u, leaving = stack.pop()
+        if leaving:  # u is a Lam whose body has been walked
+            for x in pattern_vars(u.pat):
+                bound[x] -= 1
+            continue
+        c = u.__dict__.get("_fv")
+        if c is not None:
+            out.update(x for x in c if not bound.get(x))
+        elif isinstance(u, Var):
+            if not bound.get(u.name):
+                out.add(u.name)
+        elif isinstance(u, Lam):
+            for x in pattern_vars(u.pat):
+                bound[x] = bound.get(x, 0) + 1
+            stack.append((u, True))
+            stack.append((u.body, False))
+        else:
+            stack.extend((k, False) for k in u.children())
+    return frozenset(out)
+
+
 # ---- lin(S) ----------------------------------------------------------------------
 
 #: ``functional(name, k, binder)``: may the variable ``name``, applied to ``k``
@@ -308,48 +341,51 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     """Capture-avoiding simultaneous substitution t[m]; shares untouched subterms."""
     if not m:
         return t
-    keys = frozenset(m)
+    return _subst(t, m, frozenset(m))
 
-    def go(u: Term, m: Mapping[str, Term], keys: frozenset) -> Term:
-        ufv = fv(u)
-        if not (ufv & keys):
+
+def _subst(u: Term, m: Mapping[str, Term], keys: frozenset) -> Term:
+    # (a module-level function, not a closure that calls itself: such a
+    # closure is a reference cycle, garbage that only the cyclic collector
+    # frees -- and that collector is paused during a reduction, gcpause.py)
+    ufv = fv(u)
+    if not (ufv & keys):
+        return u
+    if isinstance(u, Var):
+        return m[u.name]
+    go = _subst
+    if isinstance(u, Lam):
+        names = pattern_vars(u.pat)
+        inner_keys = keys - frozenset(names)
+        if not (ufv & inner_keys):
             return u
-        if isinstance(u, Var):
-            return m[u.name]
-        if isinstance(u, Lam):
-            names = pattern_vars(u.pat)
-            inner_keys = keys - frozenset(names)
-            if not (ufv & inner_keys):
-                return u
-            inner = {k: v for k, v in m.items() if k in inner_keys}
-            # rename binders that would capture a free variable of the image
-            img_fv = frozenset().union(*(fv(inner[k]) for k in inner_keys & fv(u.body)))
-            clash = [n for n in names if n in img_fv]
-            pat, body = u.pat, u.body
-            if clash:
-                ren = {n: Var(fresh(n)) for n in clash}
-                pat = subst(pat, ren)
-                body = subst(body, ren)
-            return Lam(pat, go(body, inner, inner_keys), u.ann, u.pos)
-        if isinstance(u, Jac):
-            return Jac(go(u.lam, m, keys), go(u.along, m, keys), u.pos)
-        if isinstance(u, Dual):
-            return Dual(go(u.lam, m, keys), go(u.functional, m, keys), u.pos)
-        if isinstance(u, Pullback):
-            return Pullback(go(u.fun, m, keys), go(u.form, m, keys), u.pos)
-        if isinstance(u, App):
-            return App(go(u.fun, m, keys), go(u.arg, m, keys), u.pos)
-        if isinstance(u, Proj):
-            return Proj(u.index, go(u.arg, m, keys), u.pos)
-        if isinstance(u, Prim):
-            return Prim(u.op, tuple(go(a, m, keys) for a in u.args), u.pos)
-        if isinstance(u, Tuple):
-            return Tuple(tuple(go(a, m, keys) for a in u.items), u.pos)
-        if isinstance(u, Sum):
-            return Sum(tuple(go(a, m, keys) for a in u.items), u.pos)
-        raise TypeError(u)
-
-    return go(t, m, keys)
+        inner = {k: v for k, v in m.items() if k in inner_keys}
+        # rename binders that would capture a free variable of the image
+        img_fv = frozenset().union(*(fv(inner[k]) for k in inner_keys & fv(u.body)))
+        clash = [n for n in names if n in img_fv]
+        pat, body = u.pat, u.body
+        if clash:
+            ren = {n: Var(fresh(n)) for n in clash}
+            pat = subst(pat, ren)
+            body = subst(body, ren)
+        return Lam(pat, go(body, inner, inner_keys), u.ann, u.pos)
+    if isinstance(u, Jac):
+        return Jac(go(u.lam, m, keys), go(u.along, m, keys), u.pos)
+    if isinstance(u, Dual):
+        return Dual(go(u.lam, m, keys), go(u.functional, m, keys), u.pos)
+    if isinstance(u, Pullback):
+        return Pullback(go(u.fun, m, keys), go(u.form, m, keys), u.pos)
+    if isinstance(u, App):
+        return App(go(u.fun, m, keys), go(u.arg, m, keys), u.pos)
+    if isinstance(u, Proj):
+        return Proj(u.index, go(u.arg, m, keys), u.pos)
+    if isinstance(u, Prim):
+        return Prim(u.op, tuple(go(a, m, keys) for a in u.args), u.pos)
+    if isinstance(u, Tuple):
+        return Tuple(tuple(go(a, m, keys) for a in u.items), u.pos)
+    if isinstance(u, Sum):
+        return Sum(tuple(go(a, m, keys) for a in u.items), u.pos)
+    raise TypeError(u)
 
 
 def subst_pattern(t: Term, pat: Term, value: Term) -> Term:

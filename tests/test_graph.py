@@ -15,8 +15,8 @@ import pytest
 import pullback_calc as pc
 from pullback_calc.reduction.closure import Reduct, canonical, one_step_reducts
 from pullback_calc.rendering import graph as G
-from pullback_calc.rendering.graph import (Graph, full_graph, graph_command, jacobian_term,
-                                           strategy_graph)
+from pullback_calc.cli.graph import graph_command
+from pullback_calc.rendering.graph import Graph, full_graph, jacobian_term, strategy_graph
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("PULLBACK_CALC_UPDATE_GOLDEN") not in (None, "", "0")
@@ -380,6 +380,7 @@ def test_graph_command_help(capsys):
 
 @needs_dot
 def test_gallery(tmp_path, monkeypatch):
+    from pullback_calc.cli.gallery import main as gallery_main
     from pullback_calc.rendering import gallery
     ex = tmp_path / "examples"
     ex.mkdir()
@@ -391,7 +392,7 @@ def test_gallery(tmp_path, monkeypatch):
     out.mkdir()
     (out / "gone.strategy.svg").write_text("stale")
     (out / "keep.txt").write_text("not ours")
-    assert gallery.main(["--out", str(out), "--examples", str(ex)]) == 0
+    assert gallery_main(["--out", str(out), "--examples", str(ex)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["index.html", "keep.txt", "plain.full.svg", "plain.strategy.svg",
                             "plain.trace.html", "square.full.svg", "square.strategy.svg",
@@ -405,7 +406,7 @@ def test_gallery(tmp_path, monkeypatch):
     svg = (out / "square.strategy.svg").read_text(encoding="utf-8")
     assert "reverse phase" in svg and "Ω(λx. x × x) (λz. λw. w) 3" in svg
     assert "<html" in (out / "square.trace.html").read_text(encoding="utf-8").lower()
-    assert gallery.main(["--out", str(out), "--examples", str(tmp_path / "none")]) == 1
+    assert gallery_main(["--out", str(out), "--examples", str(tmp_path / "none")]) == 1
 
 
 def test_svg_labels_keep_their_spaces():

@@ -96,7 +96,8 @@ def run(args, out) -> int:
         output_count(term, args.at, source)  # closed up to the declarations
     if args.full:
         if jac:
-            start = G.jacobian_term(term, args.at, args.row or 0)
+            from ..results.jacobian import jacobian_term
+            start = jacobian_term(term, args.at, args.row or 0)
         else:
             source.typecheck(term)
             start = term

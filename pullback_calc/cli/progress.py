@@ -42,8 +42,13 @@ def _tqdm(desc: str, total: Optional[int], unit: str):
         delay = float(os.environ.get("PULLBACK_CALC_PROGRESS_DELAY", DELAY))
     except ValueError:
         delay = DELAY
+    # the size from COLUMNS/LINES or the terminal (one that reports 0 x 0, as a fresh
+    # pty does, would get an invisible bar from tqdm's own probe)
+    import shutil
+    size = shutil.get_terminal_size((80, 24))
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=total is None, file=sys.stderr,
-                leave=False, delay=delay, mininterval=0.2, dynamic_ncols=True)
+                leave=False, delay=delay, mininterval=0.2, ncols=min(size.columns or 80, 100),
+                nrows=size.lines or 24)
 
 
 @contextlib.contextmanager

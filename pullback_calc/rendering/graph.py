@@ -53,7 +53,7 @@ from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
 from .text import _cut_head, _cut_tail, abbreviate
 
 __all__ = ["Graph", "GraphNode", "GraphEdge", "RenderError", "FORMATS", "PHASES",
-           "strategy_graph", "whole_graph", "full_graph", "jacobian_term", "alpha_key",
+           "strategy_graph", "whole_graph", "full_graph", "alpha_key",
            "render_dot", "dot_available"]
 
 FORMATS = ("dot", "svg", "png", "pdf")
@@ -1118,26 +1118,3 @@ def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional
     return Graph(d.source(), "full", nodes, edges, cbv_path=cbv_path,
                  cbv_complete=cbv_complete, cbv_left_graph=left_graph,
                  budget_reached=bool(hidden), node_budget=node_budget)
-
-
-# ---- Jacobian rows ------------------------------------------------------------------------
-
-def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
-    """The term ``Ω(f) (λz. λw. πₚ w) V`` whose normal form is row p of the Jacobian of f
-    at V (the term ``jacobian_row`` reduces), checked the same way."""
-    from ..errors import JacobianError
-    from ..results.jacobian import (_as_term, _coordinate_functional, _function_type, _leaves,
-                                    _point_term, _points)
-    from ..syntax.terms import App, Lam, Pullback, Var
-    f = _as_term(f)
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
-    if len(in_paths) != len(pt):
-        raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
-                            f"has {len(pt)} coordinate(s)")
-    if not 0 <= p < len(out_paths):
-        raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
-                            f"output(s) (rows are counted from 0)")
-    omega = Lam(Var("z"), _coordinate_functional(cod, out_paths[p]))
-    return App(Pullback(f, omega), _point_term(dom, pt))

@@ -58,7 +58,7 @@ class _Memo:
     becomes the old one, and what is used again from the old one moves back.  Keyed
     by ``id`` with the node kept alongside, so a key is never a recycled id."""
 
-    def __init__(self, cap: int = 50_000):
+    def __init__(self, cap: int = 20_000):
         self.cap = cap
         self.young: dict = {}
         self.old: dict = {}
@@ -137,8 +137,13 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
             sub, need = item
             key = (key_base, need)
             hit = memo.get(sub, key)
-            if hit is not None and (hit[1] or len(hit[0]) > limit - n):
-                stack.append(hit[0])
+            if hit is not None and (hit[1] or len(hit[0]) >= limit - n + 2):
+                # only as much as this walk can use: every text kept stays about
+                # `limit` long (else texts of texts would grow from step to step)
+                text, room = hit[0], limit - n + 2  # +2: context for the token cut
+                if len(text) > room:
+                    text = text[-room:] if from_end else text[:room]
+                stack.append(text)
                 continue
             parts = printer.task(sub, need)
             if len(parts) > 1:  # a leaf prints one piece: nothing to save

@@ -17,7 +17,7 @@ import re
 from typing import Iterable, Iterator, Optional
 
 from ..syntax.printer import folding, folding_env, pretty
-from ..syntax.terms import Lam, Term
+from ..syntax.terms import Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
            "select_steps", "cap_steps", "count_steps", "iter_trace_lines", "parse_rules",
@@ -90,7 +90,13 @@ class _Memo:
 
 
 _MEMO = _Memo()
+_LEAVES = (Var, Num, Zero)
 PARTIAL_MEMO = 4
+# A cut walk goes on this many characters past its limit: two for the token cut's
+# context, the rest so that what it keeps of a node still serves the next step's
+# walk, which often meets that node a few levels higher (sin(sin(…)) from its end:
+# one character a level); a kept text serves a walk if it has 2 past its limit.
+MEMO_SLACK = 24
 
 
 def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bool]:
@@ -120,7 +126,7 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
         if cls is str:
             out.append(item)
             n += len(item)
-            if n > limit:
+            if n >= limit + MEMO_SLACK:  # more than asked, see MEMO_SLACK
                 complete = False
                 break
         elif cls is list:  # the end of a node: keep its text, as one piece
@@ -135,14 +141,23 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
             open_marks.pop()
         else:
             sub, need = item
+            if sub.__class__ in _LEAVES:  # one piece (or three, in parentheses): no memo
+                parts = printer.task(sub, need)
+                stack.extend(parts if from_end else reversed(parts))
+                continue
             key = (key_base, need)
             hit = memo.get(sub, key)
             if hit is not None and (hit[1] or len(hit[0]) >= limit - n + 2):
                 # only as much as this walk can use: every text kept stays about
                 # `limit` long (else texts of texts would grow from step to step)
-                text, room = hit[0], limit - n + 2  # +2: context for the token cut
+                text, room = hit[0], limit - n + MEMO_SLACK
                 if len(text) > room:
                     text = text[-room:] if from_end else text[:room]
+                if not hit[1]:  # a cut text: the walk ends with it (nothing may follow it)
+                    out.append(text)
+                    n += len(text)
+                    complete = False
+                    break
                 stack.append(text)
                 continue
             parts = printer.task(sub, need)
@@ -168,7 +183,7 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
             old = memo.get(node, key)
             if old is None or (not old[1] and len(old[0]) < len(text)):
                 memo.put(node, key, text, False)
-    return ("".join(reversed(out)) if from_end else "".join(out)), complete
+    return ("".join(reversed(out)) if from_end else "".join(out)), complete and n <= limit
 
 
 def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[str, bool]:
@@ -431,7 +446,13 @@ def context_around(step, unicode: bool = True, frames: int = 3,
     inner = step.redex
     k = 0
     while ctx is not None and k < frames:
-        got = _frame_text(ctx, unicode, sibling)
+        key = ("frame", unicode, sibling, folding())  # steps share their outer frames
+        got = _MEMO.get(ctx, key)
+        if got is None:
+            got = _frame_text(ctx, unicode, sibling)
+            _MEMO.put(ctx, key, got, True)
+        else:
+            got = got[0]
         if got is None:
             break
         lp, rp, need = got

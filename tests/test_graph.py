@@ -396,9 +396,10 @@ def test_gallery(tmp_path, monkeypatch):
     assert gallery_main(["--out", str(out), "--examples", str(ex)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["index.html", "keep.txt", "plain.full.svg", "plain.strategy.svg",
-                            "plain.trace.html", "square.full.svg", "square.strategy.svg",
-                            "square.trace.html", "two-orders.full.svg",
-                            "two-orders.strategy.svg", "two-orders.trace.html"])
+                            "plain.trace.html", "plain.whole.svg", "square.full.svg",
+                            "square.strategy.svg", "square.trace.html", "square.whole.svg",
+                            "two-orders.full.svg", "two-orders.strategy.svg",
+                            "two-orders.trace.html", "two-orders.whole.svg"])
     index = (out / "index.html").read_text(encoding="utf-8")
     for n in names:
         if n not in ("index.html", "keep.txt"):

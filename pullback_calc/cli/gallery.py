@@ -6,6 +6,8 @@ For each ``examples/*.pb`` it writes
 
     NAME.trace.html       the interactive stepper (``rendering.html.trace_to_html``)
     NAME.strategy.svg     the strategy's path: phases coloured, premises as clusters
+    NAME.whole.svg        every step, with the other orders beside the path (at most
+                          WHOLE_STEPS steps: ``rendering.graph.whole_graph``)
     NAME.full.svg         the full reduction graph, for the small examples only
 
 plus the same for a few small terms chosen to show the full graph (where other
@@ -30,7 +32,8 @@ from ..results.jacobian import jacobian_row, jacobian_term, reduce
 from ..syntax.parser import parse
 from ..syntax.printer import pretty
 from ..typing import typecheck
-from ..rendering.graph import RenderError, dot_available, full_graph, strategy_graph
+from ..rendering.graph import (RenderError, dot_available, full_graph, strategy_graph,
+                               whole_graph)
 from ..rendering.text import abbreviate, format_trace
 
 __all__ = ["Entry", "SMALL_TERMS", "build_gallery", "default_examples", "main"]
@@ -52,6 +55,7 @@ SMALL_TERMS = [
 
 FULL_STEPS = 60     # examples reduced in at most this many steps also get a full graph,
 FULL_BUDGET = 30    # of at most this many terms (breadth-first)
+WHOLE_STEPS = 80    # reductions of at most this many steps also get a whole graph
 SMALL_BUDGET = 80   # the small terms' full graphs (all complete well within this)
 TOOLTIP = 300       # characters of a term kept in a tooltip (keeps SVG sizes moderate)
 MAX_STEPS = 80      # strategy graphs: at most this many steps per derivation (middle elided)
@@ -161,6 +165,9 @@ def render_entry(e: Entry, out: Path, written: list, full_budget: Optional[int],
         e.notes.append(f"full graph: {n} terms" + ("" if fg.info["cbv_complete"] and
                                                     not fg.info["budget_reached"]
                                                     else f" (the first {n}, breadth-first)"))
+    if steps <= WHOLE_STEPS:  # every step, with the other orders beside the path
+        wg = whole_graph(trace, **options)
+        e.files["whole"] = _write(out, f"{e.name}.whole.svg", wg.pipe("svg"), written)
     log(f"  {e.name}: {steps} steps; " + ", ".join(e.files.values()))
 
 
@@ -178,7 +185,7 @@ def _index(examples: list, small: list) -> str:
         for e in entries:
             links = []
             for kind, label in (("trace", "trace (stepper)"), ("strategy", "strategy graph"),
-                                ("full", "full graph")):
+                                ("whole", "whole reduction"), ("full", "full graph")):
                 if kind in e.files:
                     links.append(f'<a href="{html.escape(e.files[kind])}">{label}</a>')
             notes = "; ".join([f"{e.steps} steps", *e.notes])
@@ -231,7 +238,7 @@ def _one_line(source: str) -> str:
 
 # ---- the whole gallery -----------------------------------------------------------------------
 
-PATTERNS = ("*.trace.html", "*.strategy.svg", "*.full.svg")
+PATTERNS = ("*.trace.html", "*.strategy.svg", "*.whole.svg", "*.full.svg")
 
 
 def build_gallery(out: Path, examples: Path, full_budget: Optional[int] = FULL_BUDGET,

@@ -940,7 +940,7 @@ def _away_attrs(away: list, L: "_Labels") -> dict:
         tips.append(f"… and {len(away) - 12} more")
     return dict(label=f"+{len(away)}: {text}", shape="box", style="rounded,dashed",
                 color=OTHER_COLOR, fontcolor="#666666", fontsize="8", height="0.2",
-                margin="0.04,0.02", tooltip="other redexes:\n" + "\n".join(tips))
+                margin="0.1,0.02", tooltip="other redexes:\n" + "\n".join(tips))
 
 
 def _count_steps(steps) -> int:

@@ -846,7 +846,9 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
                             "step n, by rule r, contracts the redex in bold in the term above "
                             "it" + (f" ({L.arrow().strip()} what it becomes)" if detail else ""),
                             None))
-    side = _alternatives(b, L) if _whole else {}
+    # the other reducts come from the rules' compatible closure (reduction/), which may
+    # recurse on the term: it gets the big-stack thread; drawing needs none
+    side = deep(_alternatives)(b, L) if _whole else {}
     if _whole:
         n_alt = sum(len(v[1]) for v in side.values())
         n_back = sum(len(v[0]) for v in side.values())

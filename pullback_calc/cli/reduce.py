@@ -66,7 +66,8 @@ def run(args, out) -> int:
         out.write("\n")
         return 0
     if not args.no_trace:  # line by line: a 100,000-step trace is never one string
-        with progress.bar("rendering", len(result.trace)) as done:
+        from ..rendering.text import count_steps
+        with progress.bar("rendering", count_steps(result.trace)) as done:
             for line in iter_trace_lines(result.trace, u, args.width, progress=done):
                 out.write(line + "\n")
     lines = []

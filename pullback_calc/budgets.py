@@ -29,6 +29,8 @@ _timeout: Optional[float] = None
 _max_bytes: Optional[int] = None
 _max_mb: Optional[float] = None
 _stopped = False         # the caller gave up (deep.py): reductions on the helper thread stop
+_tick: Optional[Callable[[], None]] = None  # a progress display (cli/progress.py)
+TICK = 256               # the machine calls check() every TICK steps while ACTIVE
 
 
 class Stopped(BaseException):
@@ -38,7 +40,23 @@ class Stopped(BaseException):
 def stop(flag: bool) -> None:
     global _stopped, ACTIVE
     _stopped = flag
-    ACTIVE = flag or _deadline is not None or _max_bytes is not None
+    ACTIVE = flag or _deadline is not None or _max_bytes is not None or _tick is not None
+
+
+@contextlib.contextmanager
+def ticker(fn: Callable[[], None]):
+    """Call ``fn()`` about every ``TICK`` reduction steps in the block (a progress
+    display; the checks are already there for the budgets, so this costs nothing
+    when no one watches)."""
+    global _tick, ACTIVE
+    saved = _tick
+    _tick = fn
+    ACTIVE = True
+    try:
+        yield
+    finally:
+        _tick = saved
+        ACTIVE = _stopped or _deadline is not None or _max_bytes is not None or _tick is not None
 
 
 def _validate(timeout, max_memory) -> None:
@@ -63,12 +81,12 @@ def budget(timeout: Optional[float] = None, max_memory: Optional[float] = None):
         b = int(max_memory * 1024 * 1024)
         if _max_bytes is None or b < _max_bytes:
             _max_bytes, _max_mb = b, max_memory
-    ACTIVE = _stopped or _deadline is not None or _max_bytes is not None
+    ACTIVE = _stopped or _deadline is not None or _max_bytes is not None or _tick is not None
     try:
         yield
     finally:
         ACTIVE, _deadline, _timeout, _max_bytes, _max_mb = saved
-        ACTIVE = ACTIVE or _stopped
+        ACTIVE = ACTIVE or _stopped or _tick is not None
 
 
 def _page_size() -> int:
@@ -115,6 +133,8 @@ def check(state: Callable[[], tuple]) -> None:
     steps, term) for the error, and is called only then."""
     if _stopped:
         raise Stopped()
+    if _tick is not None:
+        _tick()
     if _deadline is not None and time.monotonic() > _deadline:
         where, rule, redex, steps, term = state()
         raise TimeBudgetExceeded(time_message(where), rule, redex, steps, term)

@@ -56,8 +56,7 @@ class Stepper:
         if self.pos >= n:
             self.say(f"[{n}/{n}] normal form: {self._abbrev(self.value)}")
             return
-        from .cli import state_lines
-        from .rendering.text import _two_terms, _arrow
+        from .rendering.text import _arrow, _two_terms, state_lines
         s = self.trace[self.pos]
         lines = state_lines(self._term_here(), s, self.unicode, self.width)
         room = None if self.width is None else self.width - 4

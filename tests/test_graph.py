@@ -15,8 +15,9 @@ import pytest
 import pullback_calc as pc
 from pullback_calc.reduction.closure import Reduct, canonical, one_step_reducts
 from pullback_calc.rendering import graph as G
-from pullback_calc.rendering.graph import (Graph, full_graph, graph_command, jacobian_term,
-                                           strategy_graph)
+from pullback_calc.cli.graph import graph_command
+from pullback_calc.rendering.graph import Graph, full_graph, strategy_graph
+from pullback_calc.results.jacobian import jacobian_term
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("PULLBACK_CALC_UPDATE_GOLDEN") not in (None, "", "0")
@@ -380,7 +381,8 @@ def test_graph_command_help(capsys):
 
 @needs_dot
 def test_gallery(tmp_path, monkeypatch):
-    from pullback_calc.rendering import gallery
+    from pullback_calc.cli import gallery
+    from pullback_calc.cli.gallery import main as gallery_main
     ex = tmp_path / "examples"
     ex.mkdir()
     (ex / "square.pb").write_text("# Squaring, at a point.\n# pullback-calc jacobian "
@@ -391,12 +393,13 @@ def test_gallery(tmp_path, monkeypatch):
     out.mkdir()
     (out / "gone.strategy.svg").write_text("stale")
     (out / "keep.txt").write_text("not ours")
-    assert gallery.main(["--out", str(out), "--examples", str(ex)]) == 0
+    assert gallery_main(["--out", str(out), "--examples", str(ex)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["index.html", "keep.txt", "plain.full.svg", "plain.strategy.svg",
-                            "plain.trace.html", "square.full.svg", "square.strategy.svg",
-                            "square.trace.html", "two-orders.full.svg",
-                            "two-orders.strategy.svg", "two-orders.trace.html"])
+                            "plain.trace.html", "plain.whole.svg", "square.full.svg",
+                            "square.strategy.svg", "square.trace.html", "square.whole.svg",
+                            "two-orders.full.svg", "two-orders.strategy.svg",
+                            "two-orders.trace.html", "two-orders.whole.svg"])
     index = (out / "index.html").read_text(encoding="utf-8")
     for n in names:
         if n not in ("index.html", "keep.txt"):
@@ -405,7 +408,7 @@ def test_gallery(tmp_path, monkeypatch):
     svg = (out / "square.strategy.svg").read_text(encoding="utf-8")
     assert "reverse phase" in svg and "Ω(λx. x × x) (λz. λw. w) 3" in svg
     assert "<html" in (out / "square.trace.html").read_text(encoding="utf-8").lower()
-    assert gallery.main(["--out", str(out), "--examples", str(tmp_path / "none")]) == 1
+    assert gallery_main(["--out", str(out), "--examples", str(tmp_path / "none")]) == 1
 
 
 def test_svg_labels_keep_their_spaces():
@@ -427,3 +430,37 @@ def test_environment_tuples_fold_in_labels_not_in_tooltips():
     assert not any("⟨⟨⟨" in l for l in labels)
     tips = [l.split("tooltip=")[1] for l in g.dot.splitlines() if "tooltip=" in l]
     assert any("⟨⟨⟨x, y⟩, " in t for t in tips)  # the tooltips: whole terms
+
+
+# ---- the whole reduction, with the other orders beside it (graph --whole) ------------------
+
+def test_golden_whole_graph():
+    term = pc.parse(SMALL_PULLBACK)
+    _golden("graph_whole.dot", G.whole_graph(pc.reduce(term).trace, term=term).dot)
+
+
+def test_whole_graph_covers_every_step_of_the_running_example():
+    row = pc.jacobian_row(RUNNING, [1.5, 2], 0)
+    g = G.whole_graph(row)
+    steps = [e for e in g.edges if e.kind == "step"]
+    assert len(steps) == len(row.trace) and g.kind == "whole"   # every step, none elided
+    assert sorted(e.index for e in steps) == list(range(len(row.trace)))
+    # beside the path: other orders that rejoin it, and reducts that leave it
+    back = sum(b for b, _ in g.info["alternatives"].values())
+    away = sum(a for _, a in g.info["alternatives"].values())
+    assert back > 0 and away > 0
+    assert f"{away}&#160;other&#160;one-step&#160;reducts&#160;off&#160;the&#160;path" in g.dot
+    # the full graph's breadth-first budget reaches only the start of the same reduction
+    full = full_graph(jacobian_term(RUNNING, [1.5, 2], 0), node_budget=30)
+    assert len(full.info["cbv_path"]) - 1 < len(row.trace)
+
+
+def test_graph_whole_through_the_cli(capsys, tmp_path):
+    out = tmp_path / "w.dot"
+    status, _, err = run([str(EXAMPLES / "running_example.pb"), "--at", "1.5,2", "--whole",
+                          "-o", str(out)], capsys)
+    assert status == 0, err
+    dot = out.read_text(encoding="utf-8")
+    assert "off&#160;the&#160;path" in dot and "_alt [" in dot
+    status, out_, err = run(["-e", "1 + 2", "--whole", "--full"], capsys)
+    assert status == 2 and "not allowed with argument" in err and out_ == ""

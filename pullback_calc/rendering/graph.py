@@ -33,30 +33,27 @@ is the node's tooltip (in SVG, the ``xlink:title`` of the node's link, which
 browsers show on hover), and a step label's tooltip is its redex and
 contractum.
 
-``graph_command(argv)`` is the ``pullback-calc graph`` command line.
+The ``pullback-calc graph`` command line is ``cli/graph.py``.
 """
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
-import sys
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Optional, Union
 
 from ..deep import deep
 from ..errors import PullbackCalcError
 from ..reduction.closure import one_step_reducts
 from ..reduction.machine import Machine, plug_all
-from ..syntax.printer import pretty
-from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
 from ..syntax.printer import folding_env
+from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
 from .text import _cut_head, _cut_tail, abbreviate
 
 __all__ = ["Graph", "GraphNode", "GraphEdge", "RenderError", "FORMATS", "PHASES",
-           "strategy_graph", "full_graph", "jacobian_term", "graph_command", "alpha_key",
+           "strategy_graph", "whole_graph", "full_graph", "alpha_key",
            "render_dot", "dot_available"]
 
 FORMATS = ("dot", "svg", "png", "pdf")
@@ -767,14 +764,14 @@ def _folded(fn):
     return wrapper
 
 
-@deep
 @_folded
 def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] = None,
                    unicode: bool = True, label_width: int = 40, detail: bool = False,
                    premises: bool = True, max_steps: Optional[int] = 400,
                    column_height: Optional[int] = 16, max_premises: Optional[int] = 60,
                    max_nodes: Optional[int] = None,
-                   tooltip_width: Optional[int] = None) -> Graph:
+                   tooltip_width: Optional[int] = None, _whole: bool = False,
+                   _max_alternatives: int = 2000) -> Graph:
     """The strategy's path through a recorded trace, as a :class:`Graph`.
 
     ``trace`` is a list of steps (``reduce(t).trace``) or a result with
@@ -793,6 +790,7 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
         raise ValueError("an empty trace: pass the term (term=…) to draw its single node")
     L = _Labels(unicode, label_width, tooltip_width)
     b = _StrategyBuilder(L, detail, max_steps, column_height, premises)
+    b.max_alternatives = _max_alternatives
     start = term if term is not None else steps[0].term_before()
     b.chain("s", steps, start, "main", 0)
     # premises, breadth-first (no recursion): a cluster per sub-derivation, linked to
@@ -848,14 +846,43 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
                             "step n, by rule r, contracts the redex in bold in the term above "
                             "it" + (f" ({L.arrow().strip()} what it becomes)" if detail else ""),
                             None))
+    # the other reducts come from the rules' compatible closure (reduction/), which may
+    # recurse on the term: it gets the big-stack thread; drawing needs none
+    side = deep(_alternatives)(b, L) if _whole else {}
+    if _whole:
+        n_alt = sum(len(v[1]) for v in side.values())
+        n_back = sum(len(v[0]) for v in side.values())
+        sub = sub.replace("; read each", f"; {n_alt} other one-step reducts off the path, "
+                                          f"{n_back} other orders that rejoin it; read each")
+        rows.insert(-1, _legend_row(_swatch(OTHER_COLOR, "──▶"),
+                                    "another redex contracted instead: grey arrows rejoin "
+                                    "the path; a grey box lists the reducts that leave it "
+                                    "([rule]×count)", None))
+        heading = title or ("Every step of the call-by-value reduction of "
+                            + L.label(main_term, 70) + ", and the other orders beside it")
     d.set(label=_legend_table(rows, heading, sub))
     for name, attrs, specs in b.clusters:
         d.open(name, **attrs)
         for node_id, a in specs:
             d.node(node_id, **a)
+            back, away = side.get(node_id, ((), ()))
+            if away:
+                d.node(node_id + "_alt", **_away_attrs(away, L))
+                d.same_rank([node_id, node_id + "_alt"])
         d.close()
     for e, a in zip(b.edges, b.edge_attrs):
         d.edge(e.source, e.target, **a)
+    for node_id, (back, away) in side.items():
+        if away:
+            d.edge(node_id, node_id + "_alt", color=OTHER_COLOR, style="dotted",
+                   arrowhead="none", constraint=False)
+        for target, r in back:
+            d.edge(node_id, target, label=f"[{r.rule}]", color=OTHER_COLOR,
+                   fontcolor="#666666", constraint=False, style="dashed",
+                   labeltooltip=L.step_tooltip(f"rule {r.rule} (another order)", r.redex,
+                                               r.contractum))
+            b.edges.append(GraphEdge(node_id, target, r.rule, tuple(r.path), r.redex,
+                                     r.contractum, kind="other"))
     d.same_rank(b.column_heads)  # columns left to right, in the order of the steps
     for src, p_first, p_last, dst, der in links:
         d.edge(src, p_first, style="dashed", color=PREMISE_COLOR, fontcolor=PREMISE_COLOR,
@@ -865,9 +892,57 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
                label="⇓ its value" if unicode else "==> its value", constraint=False,
                arrowhead="empty")
         b.edges.append(GraphEdge(p_last, dst, der.rule, kind="result"))
-    return Graph(d.source(), "strategy", b.nodes, b.edges, steps=n_main, total_steps=total,
-                 phases=dict(b.phase_counts), premises=b.n_premises,
-                 premises_skipped=skipped)
+    return Graph(d.source(), "whole" if _whole else "strategy", b.nodes, b.edges,
+                 steps=n_main, total_steps=total, phases=dict(b.phase_counts),
+                 premises=b.n_premises, premises_skipped=skipped,
+                 alternatives={k: (len(v[0]), len(v[1])) for k, v in side.items()})
+
+
+def whole_graph(trace, *, max_alternatives: int = 2000, **options) -> Graph:
+    """The whole call-by-value reduction, every step (as ``strategy_graph`` draws it,
+    without premise clusters), and beside each term its other one-step reducts: a
+    dashed grey arrow where another order rejoins the path, and a small grey box
+    listing the rules of the reducts that leave it.  This is the full reduction
+    graph restricted to one step off the strategy's path: it covers a whole small
+    reduction (the running example's 57 steps) at a readable size, where
+    ``full_graph`` breadth-first reaches only its first dozen steps.  The other
+    reducts are computed for at most ``max_alternatives`` terms of the path."""
+    options.setdefault("premises", False)
+    options["_whole"] = True
+    return strategy_graph(trace, _max_alternatives=max_alternatives, **options)
+
+
+def _alternatives(b: "_StrategyBuilder", L: "_Labels") -> dict:
+    """For each term of the main path: ([(node id, reduct)] rejoining the path,
+    [reduct] leaving it) -- its one-step reducts other than the strategy's step."""
+    main = [n for n in b.nodes if n.cluster == "main" and n.term is not None]
+    at = {n.key: n.id for n in main}
+    taken = {(e.source, e.target) for e in b.edges if e.kind == "step"}
+    out: dict = {}
+    for n in main[:b.max_alternatives]:
+        back, away = [], []
+        for r in one_step_reducts(n.term):
+            target = at.get(alpha_key(r.term))
+            if target is None:
+                away.append(r)
+            elif (n.id, target) not in taken:
+                back.append((target, r))
+        if back or away:
+            out[n.id] = (back, away)
+    return out
+
+
+def _away_attrs(away: list, L: "_Labels") -> dict:
+    counts: dict = {}
+    for r in away:
+        counts[r.rule] = counts.get(r.rule, 0) + 1
+    text = " ".join(f"[{k}]" + (f"×{v}" if v > 1 else "") for k, v in counts.items())
+    tips = [L.step_tooltip(f"rule {r.rule}", r.redex, r.contractum) for r in away[:12]]
+    if len(away) > 12:
+        tips.append(f"… and {len(away) - 12} more")
+    return dict(label=f"+{len(away)}: {text}", shape="box", style="rounded,dashed",
+                color=OTHER_COLOR, fontcolor="#666666", fontsize="8", height="0.2",
+                margin="0.1,0.02", tooltip="other redexes:\n" + "\n".join(tips))
 
 
 def _count_steps(steps) -> int:
@@ -1045,172 +1120,3 @@ def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional
     return Graph(d.source(), "full", nodes, edges, cbv_path=cbv_path,
                  cbv_complete=cbv_complete, cbv_left_graph=left_graph,
                  budget_reached=bool(hidden), node_budget=node_budget)
-
-
-# ---- Jacobian rows ------------------------------------------------------------------------
-
-def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
-    """The term ``Ω(f) (λz. λw. πₚ w) V`` whose normal form is row p of the Jacobian of f
-    at V (the term ``jacobian_row`` reduces), checked the same way."""
-    from ..errors import JacobianError
-    from ..results.jacobian import (_as_term, _coordinate_functional, _function_type, _leaves,
-                                    _point_term, _points)
-    from ..syntax.terms import App, Lam, Pullback, Var
-    f = _as_term(f)
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
-    if len(in_paths) != len(pt):
-        raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
-                            f"has {len(pt)} coordinate(s)")
-    if not 0 <= p < len(out_paths):
-        raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
-                            f"output(s) (rows are counted from 0)")
-    omega = Lam(Var("z"), _coordinate_functional(cod, out_paths[p]))
-    return App(Pullback(f, omega), _point_term(dom, pt))
-
-
-# ---- the command line -----------------------------------------------------------------------
-
-GRAPH_USAGE = ("pullback-calc graph FILE | -e TEXT [--full] [--budget N] "
-               "[--format dot|svg|png|pdf] [-o OUT] [--jacobian --at POINT [--row P]] "
-               "[--max-steps N]")
-
-
-def _build_graph_parser(prog: str):
-    from ..cli import _Parser, _positive_int, _source_args, budget_args, parse_point  # noqa: PLC0415
-    from ..reduction.machine import DEFAULT_MAX_STEPS
-
-    p = _Parser(prog=prog, allow_abbrev=False,
-                description="Draw a reduction graph with graphviz: the strategy's path "
-                            "(default; phases coloured, premises as clusters) or, with "
-                            "--full, every one-step reduct at every redex position, "
-                            "breadth-first up to a node budget, with the call-by-value path "
-                            "highlighted.")
-    _source_args(p)
-    p.add_argument("--full", action="store_true",
-                   help="the full reduction graph (all redex positions) instead of the "
-                        "strategy's path")
-    p.add_argument("--budget", type=_positive_int, default=60, metavar="N",
-                   help="--full: at most N terms (default 60)")
-    p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: from -o's suffix, else dot)")
-    p.add_argument("-o", "--output", metavar="OUT",
-                   help="write to OUT (default: standard output)")
-    p.add_argument("--jacobian", action="store_true",
-                   help="graph row P of the Jacobian at --at: the term Ω(f) (λz. λw. πₚ w) V")
-    p.add_argument("--at", type=parse_point, metavar="POINT",
-                   help="the point V for --jacobian, e.g. 1.5,2 (implies --jacobian)")
-    p.add_argument("--row", type=int, default=None, metavar="P",
-                   help="the row for --jacobian (default 0)")
-    p.add_argument("--max-steps", type=_positive_int, default=DEFAULT_MAX_STEPS, metavar="N",
-                   help=f"give up after N reduction steps (default {DEFAULT_MAX_STEPS:,})")
-    p.add_argument("--show-steps", type=_positive_int, default=400, metavar="N",
-                   help="strategy graph: draw at most N steps per derivation, eliding the "
-                        "middle (default 400)")
-    budget_args(p)  # applied by cli.main
-    p.add_argument("--label-width", type=_positive_int, default=40, metavar="N",
-                   help="abbreviate terms in nodes to N characters (default 40)")
-    p.add_argument("--detail", action=argparse.BooleanOptionalAction, default=None,
-                   help="more on each edge than its rule: the contractum (strategy graph; "
-                        "off by default) or the redex (--full; on by default)")
-    p.add_argument("--no-premises", action="store_true",
-                   help="strategy graph: leave out premise sub-derivations")
-    p.add_argument("--ascii", action="store_true", help="ASCII spellings in labels")
-    return p
-
-
-def graph_command(argv: Sequence[str], prog: str = "pullback-calc graph") -> int:
-    """``pullback-calc graph …``: returns the exit status (0 ok, 1 bad input, 2 bad usage).
-
-    Errors are one line on stderr (``pullback-calc: error: …``), never a traceback.
-    """
-    from ..cli import PROG, Source, UsageError, _excerpt, _join_values, _output_count, _where
-
-    def fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
-        sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
-        return status
-
-    parser = _build_graph_parser(prog)
-    try:
-        args = parser.parse_args(_join_values(list(argv)))
-    except UsageError as e:
-        return fail(str(e), 2)
-    except SystemExit as e:  # --help
-        return e.code if isinstance(e.code, int) else 0
-    jac = args.jacobian or args.at is not None
-    if jac and args.at is None:
-        return fail(f"--jacobian needs the point: --at POINT (see '{prog} --help')", 2)
-    if args.row is not None and not jac:
-        return fail(f"--row needs --jacobian --at POINT (see '{prog} --help')", 2)
-    fmt = args.format
-    if fmt is None:
-        fmt = (format_from_suffix(args.output) if args.output else None) or "dot"
-        if args.output and format_from_suffix(args.output) is None:
-            return fail(f"cannot tell the format from {args.output!r}: use --format "
-                        f"{'|'.join(FORMATS)} (see '{prog} --help')", 2)
-    binary = fmt in ("png", "pdf")
-    if binary and args.output is None and sys.stdout.isatty():
-        return fail(f"{fmt} is binary: write it to a file with -o OUT", 2)
-    source = None
-    try:
-        source = Source(args)
-        term = source.term()
-        unicode = not args.ascii
-        common = dict(unicode=unicode, label_width=max(args.label_width, 12))
-        if args.detail is not None:
-            common["detail"] = args.detail
-        if jac:
-            _output_count(term, args.at, source)  # closed up to the declarations
-        if args.full:
-            if jac:
-                start = jacobian_term(term, args.at, args.row or 0)
-            else:
-                source.typecheck(term)
-                start = term
-            g = full_graph(start, node_budget=args.budget,
-                           cbv_max_steps=min(args.max_steps, 100_000), **common)
-        else:
-            if jac:
-                from ..results.jacobian import jacobian_row
-                result = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
-            else:
-                from ..results.jacobian import reduce
-                source.typecheck(term)
-                result = reduce(term, max_steps=args.max_steps)
-                result.term = term
-            g = strategy_graph(result, premises=not args.no_premises,
-                               max_steps=args.show_steps, **common)
-        try:
-            data = g.pipe(fmt)
-        except RenderError as e:
-            if "init_rank" not in str(e) or args.full or args.no_premises:
-                raise
-            # dot cannot rank some premise-cluster layouts: draw without them
-            print(f"{PROG}: note: graphviz could not lay out the premise clusters; "
-                  f"drawing the graph without premises", file=sys.stderr)
-            g = strategy_graph(result, premises=False, max_steps=args.show_steps, **common)
-            data = g.pipe(fmt)
-        if args.output is None:
-            if binary:
-                sys.stdout.buffer.write(data)
-                sys.stdout.buffer.flush()
-            else:
-                sys.stdout.write(data.decode("utf-8"))
-                sys.stdout.flush()
-        else:
-            Path(args.output).write_bytes(data)
-        return 0
-    except PullbackCalcError as e:
-        return fail(_where(source, e.pos) + e.message, 1, _excerpt(source, e.pos))
-    except OSError as e:
-        if isinstance(e, BrokenPipeError):
-            return 1
-        name = f"{e.filename}: " if e.filename else ""
-        return fail(f"{name}{e.strerror or e}", 1)
-    except KeyboardInterrupt:
-        return fail("interrupted", 130)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(graph_command(sys.argv[1:], prog="python -m pullback_calc.rendering.graph"))

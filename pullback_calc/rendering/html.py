@@ -28,7 +28,8 @@ from importlib import resources
 from typing import Optional
 
 from ..syntax.printer import folding_env
-from .text import PHASES, bounded, context_around, rule_doc, select_steps
+from .text import (PHASES, bounded, cap_steps, context_around, omitted_note, rule_doc,
+                   select_steps, ticker)
 
 __all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
 
@@ -40,7 +41,9 @@ def _template() -> str:
 
 def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
                unicode: bool = True, max_term: Optional[int] = 160, context: int = 3,
-               phases=None, rules=None, every: int = 1, fold: bool = True) -> dict:
+               phases=None, rules=None, every: int = 1, fold: bool = True,
+               premises: bool = True, show_steps: Optional[int] = None,
+               progress=None) -> dict:
     """What the page embeds: ``S`` the steps (the main derivation's first, then
     each premise's, contiguously) as ``[rule, phase, index, depth, redex,
     contractum, context_left, context_right, more_context, premise_ids,
@@ -48,19 +51,27 @@ def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
     folded environment tuples, for hover, or 0 if folding changed nothing),
     ``D`` the premises as ``[rule, start, result, first_step, count]``, ``top``
     the number of main steps; rules and phases as indexes into ``rules`` and
-    ``phases``.  ``fold``: environment tuples print folded (⟨…, c⟩)."""
+    ``phases``.  ``fold``: environment tuples print folded (⟨…, c⟩).  ``show_steps``:
+    at most that many main steps, the first and last, and ``note`` says what was
+    left out; ``premises=False`` leaves premises out."""
     with folding_env(fold):
         return _trace_data(trace, title=title, term=term, value=value, unicode=unicode,
                            max_term=max_term, context=context, phases=phases, rules=rules,
-                           every=every, fold=fold)
+                           every=every, fold=fold, premises=premises, show_steps=show_steps,
+                           progress=progress)
 
 
 def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases, rules,
-                every, fold) -> dict:
+                every, fold, premises, show_steps, progress) -> dict:
     """The work of ``trace_data``, with folding set."""
     steps = list(trace)
     if phases is not None or rules is not None or every != 1:
         steps = list(select_steps(steps, phases, rules, every))
+    chosen = steps
+    steps, gap, left_out = cap_steps(steps, show_steps)
+    note = None if gap is None else omitted_note(
+        left_out, chosen[gap].index, chosen[gap + left_out - 1].index, unicode)
+    tick = ticker(progress)
     rule_ids: dict[str, int] = {}
     phase_ids = {p: i for i, p in enumerate(PHASES)}
 
@@ -78,7 +89,7 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
         if not fold or t is None or "⟨…" not in shown and "<..." not in shown:
             return 0
         with folding_env(False):
-            return bounded(t, unicode, None if max_term is None else 3 * max_term)[0]
+            return bounded(t, unicode, max_term)[0]
 
     S: list = []
     D: list = []
@@ -93,7 +104,9 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
         S.append([rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
                   r, c, left, right, 1 if more else 0, 0, full(step.redex, r),
                   full(step.contractum, c)])
-        if step.premises:
+        if tick is not None:
+            tick()
+        if premises and step.premises:
             todo.append((len(S) - 1, step))
 
     for s in steps:
@@ -109,9 +122,14 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
                 add(s)
         S[row][9] = ids
     labels = sorted(rule_ids, key=rule_ids.get)
-    return {"title": title, "term": text(term), "value": text(value), "top": top,
-            "total": len(S), "rules": labels, "phases": list(PHASES),
-            "docs": {r: rule_doc(r) for r in labels}, "S": S, "D": D}
+    doc = {"title": title, "term": text(term), "value": text(value), "top": top,
+           "total": len(S), "rules": labels, "phases": list(PHASES),
+           "docs": {r: rule_doc(r) for r in labels}, "S": S, "D": D}
+    if note is not None:
+        doc["note"] = note
+        doc["gap"] = gap  # the step list marks where the left-out steps were
+        doc["main"] = len(chosen)
+    return doc
 
 
 def _embed(doc: dict) -> str:
@@ -121,21 +139,26 @@ def _embed(doc: dict) -> str:
 
 def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=None,
                   unicode: bool = True, max_term: Optional[int] = 160, context: int = 3,
-                  phases=None, rules=None, every: int = 1, fold: bool = True) -> str:
+                  phases=None, rules=None, every: int = 1, fold: bool = True,
+                  premises: bool = True, show_steps: Optional[int] = None,
+                  progress=None) -> str:
     """The stepper page for ``trace`` (a list of ``Step``), as one HTML string.
 
     ``term``/``value``: the reduced term and its normal form, shown in the
     header; ``max_term``: terms are abbreviated to about that many characters
     (None: in full -- the page then grows with the terms); ``context``: how
     many frames of the evaluation context to show around the redex (0: none);
-    ``phases``/``rules``/``every`` keep only some steps (``text.select_steps``)."""
+    ``phases``/``rules``/``every`` keep only some steps (``text.select_steps``);
+    ``show_steps`` at most that many (the first and last: the page says how many it
+    left out); ``premises=False`` leaves premises out."""
     doc = trace_data(trace, title=title, term=term, value=value, unicode=unicode,
                      max_term=max_term, context=context, phases=phases, rules=rules,
-                     every=every, fold=fold)
+                     every=every, fold=fold, premises=premises, show_steps=show_steps,
+                     progress=progress)
     page = _template()
     head, rest = page.split("/*TITLE*/", 1)
     before, after = rest.split("/*DATA*/", 1)
-    return head + _html.escape(title) + before + _embed(doc) + after
+    return "".join((head, _html.escape(title), before, _embed(doc), after))
 
 
 # ---- notebooks -----------------------------------------------------------------------------

@@ -5,6 +5,8 @@
      "term": "…", "value": "…",                   (when given)
      "steps": 52,                                  (all steps, premises' included)
      "state": "…", "next": {"index", "rule", "redex", "path"},   (reduce --depth N only)
+     "omitted": {"after": 9999, "count": 80000, "first": 10000, "last": 89999},
+                                                   (show_steps=N only, when steps were left out)
      "trace": [ {"index": 0, "rule": "A-name", "phase": "A", "depth": 2,
                  "path_keep": 0, "path_add": [["app-fun", 0], ["a-root", 0]],
                  "redex": "…", "contractum": "…",
@@ -34,9 +36,10 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional
 
-from .text import PHASES, bounded, select_steps
+from .text import PHASES, bounded, cap_steps, select_steps, ticker
 
-__all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "expand_paths"]
+__all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "iter_trace_json",
+           "expand_paths"]
 
 FRAME_KINDS = {
     "prim": "argument `index` (from 0) of a function symbol f(…)",
@@ -81,6 +84,15 @@ TRACE_SCHEMA: dict = {
         "steps": {"type": "integer", "minimum": 0,
                   "description": "number of steps of the whole reduction, premises included"},
         "trace": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+        "omitted": {"type": "object", "required": ["after", "count", "first", "last"],
+                    "additionalProperties": False,
+                    "description": "show_steps=N: the main derivation's steps first…last "
+                                   "(count of them) were left out, after the trace's item "
+                                   "number `after` (from 0; -1: before the first)",
+                    "properties": {"after": {"type": "integer", "minimum": -1},
+                                   "count": {"type": "integer", "minimum": 1},
+                                   "first": {"type": "integer", "minimum": 0},
+                                   "last": {"type": "integer", "minimum": 0}}},
         "state": {"type": "string",
                   "description": "reduce --depth N: the term reached after N steps"},
         "next": {"type": "object", "required": ["index", "rule", "redex", "path"],
@@ -175,16 +187,20 @@ class _Writer:
             ok = ok and ok2
         return ok
 
-    def steps(self, steps: Iterable) -> list:
-        """Steps (with premises, nested) as dicts; an explicit stack, no recursion."""
+    def steps(self, steps: Iterable, tick=None, prev: Optional[list] = None) -> list:
+        """Steps (with premises, nested) as dicts; an explicit stack, no recursion.
+        ``prev`` holds the previous top-level step's context (delta paths), for a
+        caller that writes the steps one by one."""
         top: list = []
-        stack = [(iter(steps), top, [None])]
+        stack = [(iter(steps), top, [None] if prev is None else prev)]
         while stack:
             it, out, prev = stack[-1]
             s = next(it, None)
             if s is None:
                 stack.pop()
                 continue
+            if tick is not None:
+                tick()
             d: dict = {"index": s.index, "rule": s.rule, "phase": s.phase, "depth": s.depth}
             ctx = s.ctx
             if self.paths == "full":
@@ -216,24 +232,13 @@ class _Writer:
 
 
 def _count(trace) -> int:
-    n = 0
-    stack = [trace]
-    while stack:
-        for s in stack.pop():
-            n += 1
-            for d in s.premises:
-                stack.append(d.steps)
-    return n
+    from .text import count_steps
+    return count_steps(trace)
 
 
-def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
-                  max_term: Optional[int] = 400, paths: str = "delta", phases=None,
-                  rules=None, every: int = 1, premises: bool = True) -> dict:
-    """The trace as a JSON-ready dict following ``TRACE_SCHEMA``.
-
-    ``term``/``value``: the reduced term and its normal form, if wanted;
-    ``phases``/``rules``/``every``: which steps of the main derivation to
-    keep (``text.select_steps``); ``premises=False`` leaves premises out."""
+def _document(trace, term, value, spelling, max_term, paths, phases, rules, every, premises,
+              show_steps):
+    """(writer, the document without its trace, the steps to write)."""
     w = _Writer(spelling, max_term, paths)
     doc: dict = {"format": "pullback-calc-trace", "version": 1, "spelling": spelling,
                  "max_term": max_term, "paths": paths}
@@ -243,11 +248,34 @@ def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
         w.put(doc, "value", value)
     trace = list(trace)
     doc["steps"] = _count(trace)
-    chosen = select_steps(trace, phases, rules, every) if (
+    chosen = list(select_steps(trace, phases, rules, every)) if (
         phases is not None or rules is not None or every != 1) else trace
+    every_chosen = chosen
+    chosen, gap, left_out = cap_steps(chosen, show_steps)
+    if gap is not None:
+        doc["omitted"] = {"after": gap - 1, "count": left_out,
+                          "first": every_chosen[gap].index,
+                          "last": every_chosen[gap + left_out - 1].index}
     if not premises:
         chosen = [_NoPremises(s) for s in chosen]
-    doc["trace"] = w.steps(chosen)
+    return w, doc, chosen
+
+
+def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
+                  max_term: Optional[int] = 400, paths: str = "delta", phases=None,
+                  rules=None, every: int = 1, premises: bool = True,
+                  show_steps: Optional[int] = None, progress=None) -> dict:
+    """The trace as a JSON-ready dict following ``TRACE_SCHEMA``.
+
+    ``term``/``value``: the reduced term and its normal form, if wanted;
+    ``phases``/``rules``/``every``: which steps of the main derivation to
+    keep (``text.select_steps``); ``premises=False`` leaves premises out;
+    ``show_steps``: at most that many of the main derivation's steps, the first
+    and last (``omitted`` says which were left out); ``progress(done)`` is called
+    as steps are rendered."""
+    w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases, rules,
+                               every, premises, show_steps)
+    doc["trace"] = w.steps(chosen, ticker(progress))
     return doc
 
 
@@ -266,9 +294,32 @@ class _NoPremises:
 def trace_to_json(trace, *, indent: Optional[int] = None, **options) -> str:
     """``trace_to_dict(trace, **options)`` as JSON text (non-ASCII characters
     kept as they are unless ``spelling="ascii"``)."""
+    if indent is None:
+        return "".join(iter_trace_json(trace, **options))
     doc = trace_to_dict(trace, **options)
-    return json.dumps(doc, ensure_ascii=doc["spelling"] == "ascii", indent=indent,
-                      separators=None if indent else (",", ":"))
+    return json.dumps(doc, ensure_ascii=doc["spelling"] == "ascii", indent=indent)
+
+
+def iter_trace_json(trace, *, term=None, value=None, spelling: str = "unicode",
+                    max_term: Optional[int] = 400, paths: str = "delta", phases=None,
+                    rules=None, every: int = 1, premises: bool = True,
+                    show_steps: Optional[int] = None, progress=None):
+    """``trace_to_json(trace, …)`` (compact) in pieces, one per step of the main
+    derivation (with its premises): a big trace is written as it is rendered, never
+    held as one document.  The pieces join to exactly ``trace_to_json``'s text."""
+    w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases, rules,
+                               every, premises, show_steps)
+    ascii_only = spelling == "ascii"
+
+    def dumps(x) -> str:
+        return json.dumps(x, ensure_ascii=ascii_only, separators=(",", ":"))
+    head = dumps(doc)
+    yield head[:-1] + ',"trace":['
+    tick = ticker(progress)
+    prev = [None]  # delta paths run on from step to step
+    for k, s in enumerate(chosen):
+        yield ("," if k else "") + dumps(w.steps([s], tick, prev)[0])
+    yield "]}"
 
 
 def expand_paths(doc: dict) -> dict:

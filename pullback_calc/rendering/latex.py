@@ -31,7 +31,7 @@ from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, _prec, fold
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
-from .text import PHASES, select_steps, walk
+from .text import PHASES, cap_steps, omitted_note, select_steps, ticker, walk
 
 __all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
            "context_to_latex"]
@@ -352,7 +352,8 @@ def trace_to_latex(trace: Iterable, *, standalone: bool = False, title: Optional
                    term: Optional[Term] = None, value: Optional[Term] = None,
                    max_term: Optional[int] = None, phases=None, rules=None, every: int = 1,
                    premises: bool = True, phase_headings: bool = True, fold: bool = True,
-                   context: bool = True) -> str:
+                   context: bool = True, show_steps: Optional[int] = None,
+                   progress=None) -> str:
     """The trace as LaTeX (pure ASCII): a fragment to paste into a paper
     (``standalone=False``) or a whole document.  ``term``/``value`` add the
     reduced term and its normal form; ``max_term`` abbreviates terms longer
@@ -360,17 +361,21 @@ def trace_to_latex(trace: Iterable, *, standalone: bool = False, title: Optional
     ``every`` choose the steps shown (``text.select_steps``); ``fold``: print the
     environment tuples of rule 8 folded, ⟨…, c⟩; ``context``: show each step of
     the main derivation with its redex boxed in (the innermost frames of) its
-    evaluation context."""
+    evaluation context; ``show_steps``: at most that many steps of the main derivation,
+    the first and last, with a paragraph saying how many were left out."""
     with folding_env(fold):
         return _trace_to_latex(trace, standalone, title, term, value, max_term, phases, rules,
-                               every, premises, phase_headings, context)
+                               every, premises, phase_headings, context, show_steps, progress)
 
 
 def _trace_to_latex(trace, standalone, title, term, value, max_term, phases, rules, every,
-                    premises, phase_headings, context) -> str:
+                    premises, phase_headings, context, show_steps, progress) -> str:
     steps = list(trace)
-    chosen = select_steps(steps, phases, rules, every) if (
+    every_chosen = list(select_steps(steps, phases, rules, every)) if (
         phases is not None or rules is not None or every != 1) else steps
+    chosen, gap, left_out = cap_steps(every_chosen, show_steps)
+    tick = ticker(progress)
+    k = 0
     lines: list[str] = []
     if standalone:
         lines += [
@@ -390,6 +395,15 @@ def _trace_to_latex(trace, standalone, title, term, value, max_term, phases, rul
     phase = None
     for depth, item in walk(chosen, premises):
         if hasattr(item, "redex"):
+            if tick is not None:
+                tick()
+            if depth == 0:
+                if k == gap:
+                    note = omitted_note(left_out, every_chosen[gap].index,
+                                        every_chosen[gap + left_out - 1].index, False)
+                    lines.append("\\par\\medskip\\noindent\\leftskip=0pt\\textbf{"
+                                 + tex_escape(note).replace("--", "-{}-") + "}\\par\\medskip")
+                k += 1
             if depth == 0 and phase_headings and item.phase != phase:
                 phase = item.phase
                 lines.append("\\par\\medskip\\noindent\\leftskip=0pt\\textit{"

@@ -17,11 +17,12 @@ import re
 from typing import Iterable, Iterator, Optional
 
 from ..syntax.printer import folding, folding_env, pretty
-from ..syntax.terms import Lam, Term
+from ..syntax.terms import Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
-           "select_steps", "parse_rules", "parse_phases", "rule_doc", "rule_labels",
-           "context_around", "walk", "PHASES"]
+           "select_steps", "cap_steps", "count_steps", "iter_trace_lines", "parse_rules",
+           "parse_phases", "rule_doc", "rule_labels",
+           "context_around", "walk", "state_lines", "PHASES"]
 
 RULE_COLUMN = 10      # "[dual-app]" is the longest label
 PHASE_COLUMN = 9      # "decompose"
@@ -33,84 +34,156 @@ PHASES = ("A", "decompose", "forward", "reverse")
 
 # ---- bounded printing --------------------------------------------------------------------
 
+_PRINTERS: dict = {}
+
+
 def _printer(unicode: bool):
     """The pretty printer's task expander, or None if its internals changed."""
-    try:
-        from ..syntax.printer import LAM, _Printer
-        return _Printer(unicode), LAM
-    except ImportError:  # pragma: no cover - fall back to printing in full
-        return None, None
+    got = _PRINTERS.get(unicode)
+    if got is None:
+        try:
+            from ..syntax.printer import LAM, _Printer
+            got = _PRINTERS[unicode] = (_Printer(unicode), LAM)
+        except ImportError:  # pragma: no cover - fall back to printing in full
+            return None, None
+    return got
 
 
-SPINE_MEMO = 16  # memoise every 16th node of a run of expansions that print nothing
+class _Memo:
+    """What was printed of a node (its beginning or its end; whole or cut), kept for
+    the next step of a trace, which shares most of its terms with this one.
+
+    Bounded, so that a 100,000-step trace does not keep a string per node it ever
+    printed: two generations of at most ``cap`` nodes each; a full young generation
+    becomes the old one, and what is used again from the old one moves back.  Keyed
+    by ``id`` with the node kept alongside, so a key is never a recycled id."""
+
+    def __init__(self, cap: int = 20_000):
+        self.cap = cap
+        self.young: dict = {}
+        self.old: dict = {}
+
+    def _entry(self, node, create: bool):
+        k = id(node)
+        e = self.young.get(k)
+        if e is not None and e[0] is node:
+            return e
+        e = self.old.get(k)
+        if e is None or e[0] is not node:
+            if not create:
+                return None
+            e = (node, {})
+        if len(self.young) >= self.cap:
+            self.old, self.young = self.young, {}
+        self.young[k] = e
+        return e
+
+    def get(self, node, key):
+        e = self._entry(node, False)
+        return None if e is None else e[1].get(key)
+
+    def put(self, node, key, text: str, complete: bool) -> None:
+        self._entry(node, True)[1][key] = (text, complete)
+
+    def clear(self) -> None:
+        self.young, self.old = {}, {}
+
+
+_MEMO = _Memo()
+_LEAVES = (Var, Num, Zero)
+PARTIAL_MEMO = 4
+# A cut walk goes on this many characters past its limit: two for the token cut's
+# context, the rest so that what it keeps of a node still serves the next step's
+# walk, which often meets that node a few levels higher (sin(sin(…)) from its end:
+# one character a level); a kept text serves a walk if it has 2 past its limit.
+MEMO_SLACK = 24
 
 
 def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bool]:
     """The first (or last) ``limit``+ characters of ``pretty(t)`` and whether
     that is all of it; walks only the part of the term that gets printed.
 
-    A long spine that prints nothing before (or, from the end, after) its
-    innermost node -- the body of a let series, the function of nested
-    applications, a left-nested sum -- would cost its depth at every step of
-    a trace; so every ``SPINE_MEMO``-th node of such a run keeps what was
-    printed of it (``_ph``/``_pt`` on the node, like the machine's ``_nf``), and
-    terms shared between steps are walked down once."""
+    Consecutive steps of a trace share most of their subterms, so every node
+    printed here keeps what was printed of it in ``_MEMO`` (whole, or as far as
+    the walk went), and the next step that prints it takes that text in one
+    piece: a step costs about its new nodes, not the ``limit`` characters of
+    its terms.  A finished node's pieces are joined into one string right away,
+    so each node's join costs its own pieces, not its subterm's."""
     printer, top = _printer(unicode)
     if printer is None:  # pragma: no cover
         s = pretty(t, unicode)
         return (s[-limit:] if from_end else s), len(s) <= limit
-    attr = "_pt" if from_end else "_ph"
-    fold = folding()  # folded and full prints are memoised apart
+    key_base = (unicode, folding(), from_end)  # folded and full prints are kept apart
+    memo = _MEMO
     out: list[str] = []
     n = 0
-    silent = 0
-    open_marks: list = []  # [node-key, start] of memoised nodes being printed
+    open_marks: list = []  # [node, key, start] of nodes being printed
     stack: list = [(t, top)]
     complete = True
     while stack:
         item = stack.pop()
-        if isinstance(item, str):
+        cls = item.__class__
+        if cls is str:
             out.append(item)
             n += len(item)
-            silent = 0
-            if n > limit:
+            if n >= limit + MEMO_SLACK:  # more than asked, see MEMO_SLACK
                 complete = False
                 break
-        elif isinstance(item, list):  # the end of a memoised node
+        elif cls is list:  # the end of a node: keep its text, as one piece
             node, key, start = item
-            text = "".join(reversed(out[start:])) if from_end else "".join(out[start:])
-            memo = node.__dict__.get(attr)
-            if memo is None:
-                memo = {}
-                object.__setattr__(node, attr, memo)
-            memo[key] = (text, True)
+            if len(out) - start > 1:
+                text = "".join(reversed(out[start:])) if from_end else "".join(out[start:])
+                del out[start:]
+                out.append(text)
+            else:
+                text = out[start] if start < len(out) else ""
+            memo.put(node, key, text, True)
             open_marks.pop()
         else:
             sub, need = item
-            key = (unicode, need, fold)
-            memo = sub.__dict__.get(attr)
-            hit = memo.get(key) if memo else None
-            if hit is not None and (hit[1] or len(hit[0]) > limit - n):
-                stack.append(hit[0])
+            if sub.__class__ in _LEAVES:  # one piece (or three, in parentheses): no memo
+                parts = printer.task(sub, need)
+                stack.extend(parts if from_end else reversed(parts))
+                continue
+            key = (key_base, need)
+            hit = memo.get(sub, key)
+            if hit is not None and (hit[1] or len(hit[0]) >= limit - n + 2):
+                # only as much as this walk can use: every text kept stays about
+                # `limit` long (else texts of texts would grow from step to step)
+                text, room = hit[0], limit - n + MEMO_SLACK
+                if len(text) > room:
+                    text = text[-room:] if from_end else text[:room]
+                if not hit[1]:  # a cut text: the walk ends with it (nothing may follow it)
+                    out.append(text)
+                    n += len(text)
+                    complete = False
+                    break
+                stack.append(text)
                 continue
             parts = printer.task(sub, need)
-            silent += 1
-            if silent % SPINE_MEMO == 0:
+            if len(parts) > 1:  # a leaf prints one piece: nothing to save
                 mark = [sub, key, len(out)]
                 open_marks.append(mark)
                 stack.append(mark)
             stack.extend(parts if from_end else reversed(parts))
     if not complete:
-        for node, key, start in open_marks:  # what was printed of them: a prefix (suffix)
-            text = "".join(reversed(out[start:])) if from_end else "".join(out[start:])
-            memo = node.__dict__.get(attr)
-            if memo is None:
-                memo = {}
-                object.__setattr__(node, attr, memo)
-            old = memo.get(key)
+        # what was printed of the unfinished nodes: a prefix (suffix) of their text.
+        # Nodes of a spine that prints nothing share a start: one join for all of them.
+        # Every PARTIAL_MEMO-th of them is enough for the next step to skip most of
+        # the walk, at a fraction of the cost.
+        texts: dict = {}
+        last = len(open_marks) - 1
+        for i, (node, key, start) in enumerate(open_marks):
+            if i % PARTIAL_MEMO and i != last:
+                continue
+            text = texts.get(start)
+            if text is None:
+                text = texts[start] = ("".join(reversed(out[start:])) if from_end
+                                       else "".join(out[start:]))
+            old = memo.get(node, key)
             if old is None or (not old[1] and len(old[0]) < len(text)):
-                memo[key] = (text, False)
-    return ("".join(reversed(out)) if from_end else "".join(out)), complete
+                memo.put(node, key, text, False)
+    return ("".join(reversed(out)) if from_end else "".join(out)), complete and n <= limit
 
 
 def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[str, bool]:
@@ -240,6 +313,49 @@ def select_steps(trace: Iterable, phases=None, rules=None, every: int = 1) -> It
         k += 1
 
 
+def count_steps(trace: Iterable) -> int:
+    """How many steps a trace has, its premises' included (no recursion)."""
+    n, stack = 0, [trace]
+    while stack:
+        for s in stack.pop():
+            n += 1
+            for d in s.premises:
+                stack.append(d.steps)
+    return n
+
+
+def cap_steps(steps: list, show: Optional[int]) -> tuple[list, Optional[int], int]:
+    """``(shown, gap, left_out)``: at most ``show`` of ``steps`` (None: all), the
+    first half and the last; ``gap`` is where in ``shown`` the left-out middle was
+    (None if nothing was left out).  Big traces render in bounded size this way,
+    and each renderer says at ``gap`` how many steps it left out."""
+    if show is None or len(steps) <= show:
+        return steps, None, 0
+    head = (show + 1) // 2
+    tail = show - head
+    return steps[:head] + (steps[len(steps) - tail:] if tail else []), head, len(steps) - show
+
+
+def omitted_note(n: int, first: int, last: int, unicode: bool = True) -> str:
+    """What a capped render says where the steps it left out were."""
+    dots = "⋯" if unicode else "..."
+    return (f"{dots} {n:,} steps not shown (steps {first:,} to {last:,}): --show-steps 0 "
+            f"shows all, --every K, --phase or --rule fewer {dots}")
+
+
+def ticker(progress, every: int = 256):
+    """A counter that calls ``progress(done)`` every ``every`` steps (None: no-op)."""
+    if progress is None:
+        return None
+    n = [0]
+
+    def tick() -> None:
+        n[0] += 1
+        if not n[0] % every:
+            progress(n[0])
+    return tick
+
+
 def walk(trace: Iterable, premises: bool = True) -> Iterator[tuple[int, object]]:
     """``(depth, item)`` for every step and premise, in reading order: each
     premise (a ``Derivation``) follows the step that needed it, then its own
@@ -330,7 +446,13 @@ def context_around(step, unicode: bool = True, frames: int = 3,
     inner = step.redex
     k = 0
     while ctx is not None and k < frames:
-        got = _frame_text(ctx, unicode, sibling)
+        key = ("frame", unicode, sibling, folding())  # steps share their outer frames
+        got = _MEMO.get(ctx, key)
+        if got is None:
+            got = _frame_text(ctx, unicode, sibling)
+            _MEMO.put(ctx, key, got, True)
+        else:
+            got = got[0]
         if got is None:
             break
         lp, rp, need = got
@@ -417,34 +539,77 @@ def _format_premise(d, unicode: bool, width: Optional[int], color: bool = False)
 
 def trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int] = 100,
                 premises: bool = True, *, color: bool = False, phases=None, rules=None,
-                every: int = 1) -> list[str]:
+                every: int = 1, show_steps: Optional[int] = None, progress=None) -> list[str]:
     """The lines of a trace; each premise is a ``⊢ premise [rule]`` line
     followed by its own steps, indented one level deeper (no recursion).
 
     ``phases``/``rules``/``every`` choose the steps of the main derivation
     shown (see ``select_steps``; e.g. ``phases={"reverse"}``, ``rules="5,15"``,
-    ``every=10``); ``color`` adds ANSI colours."""
+    ``every=10``); ``show_steps`` keeps at most that many of them (the first and
+    last, see ``cap_steps``); ``color`` adds ANSI colours; ``progress(done)`` is
+    called as steps are rendered."""
+    return list(iter_trace_lines(trace, unicode, width, premises, color=color, phases=phases,
+                                 rules=rules, every=every, show_steps=show_steps,
+                                 progress=progress))
+
+
+def iter_trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int] = 100,
+                     premises: bool = True, *, color: bool = False, phases=None, rules=None,
+                     every: int = 1, show_steps: Optional[int] = None,
+                     progress=None) -> Iterator[str]:
+    """``trace_lines`` one line at a time (a big trace is written as it is rendered)."""
     if phases is not None or rules is not None or every != 1:
         trace = select_steps(trace, phases, rules, every)
-    if width is not None and not folding():
-        # abbreviated lines fold the environment tuples of rule 8 (⟨⟨⟨p, a⟩, b⟩, c⟩ as
-        # ⟨…, c⟩): otherwise every line of a decomposed pullback starts alike
-        with folding_env():
-            return trace_lines(trace, unicode, width, premises, color=color)
-    lines: list[str] = []
+    gap = None
+    if show_steps is not None:
+        trace = list(trace)
+        whole = trace
+        trace, gap, left_out = cap_steps(trace, show_steps)
+    # abbreviated lines fold the environment tuples of rule 8 (⟨⟨⟨p, a⟩, b⟩, c⟩ as
+    # ⟨…, c⟩): otherwise every line of a decomposed pullback starts alike.  Set around
+    # each line, not the loop: a generator must not leave it set in its consumer.
+    fold = width is not None or folding()
+    tick = ticker(progress)
+    k = 0  # main-derivation steps so far
     for depth, item in walk(trace, premises):
         pad = INDENT * depth
         w = None if width is None else max(width - len(pad), 40)
         if hasattr(item, "redex"):  # a Step
-            lines.append(pad + format_step(item, unicode, w, color))
+            if depth == 0:
+                if k == gap:
+                    yield f"{'':>5} " + omitted_note(left_out, whole[gap].index,
+                                                     whole[gap + left_out - 1].index, unicode)
+                k += 1
+            if tick is not None:
+                tick()
+            with folding_env(fold):
+                line = pad + format_step(item, unicode, w, color)
         else:  # a Derivation
-            lines.append(pad + _format_premise(item, unicode, w, color))
-    return lines
+            with folding_env(fold):
+                line = pad + _format_premise(item, unicode, w, color)
+        yield line
 
 
 def format_trace(trace: Iterable, unicode: bool = True, width: Optional[int] = 100,
                  premises: bool = True, *, color: bool = False, phases=None, rules=None,
-                 every: int = 1) -> str:
+                 every: int = 1, show_steps: Optional[int] = None, progress=None) -> str:
     """The whole trace as one string, one step per line (see ``trace_lines``)."""
-    return "\n".join(trace_lines(trace, unicode, width, premises, color=color, phases=phases,
-                                 rules=rules, every=every))
+    return "\n".join(iter_trace_lines(trace, unicode, width, premises, color=color,
+                                      phases=phases, rules=rules, every=every,
+                                      show_steps=show_steps, progress=progress))
+
+
+# ---- a stopped reduction ---------------------------------------------------------------------
+
+def state_lines(term, nxt, unicode: bool = True, width: Optional[int] = 100) -> list[str]:
+    """The state a reduction stopped in (``reduce --depth N``, the stepper): the term
+    reached, and the next redex marked ⟪ ⟫ in its context with the rule that would fire."""
+    ob, cb = ("⟪", "⟫") if unicode else ("<<", ">>")
+    left, right, more = context_around(nxt, unicode, frames=4, sibling=24)
+    room = None if width is None else max(width - 8, 40)
+    red = abbreviate(nxt.redex, unicode, None if room is None else max(room // 2, 20))
+    dots = "… " if more else ""
+    return [f"term: {pretty(term, unicode) if width is None else abbreviate(term, unicode, room)}",
+            f"next: step {nxt.index}, rule [{nxt.rule}] ({nxt.phase}) on the redex marked "
+            f"{ob} {cb}:",
+            f"    {dots}{left}{ob}{red}{cb}{right}"]

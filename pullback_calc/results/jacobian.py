@@ -265,3 +265,20 @@ def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
     out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
                         on_unknown=on_unknown, timeout=timeout, max_memory=max_memory)
     return out if record else [r.row for r in out]
+
+
+def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
+    """The term ``Ω(f) (λz. λw. πₚ w) V`` whose normal form is row p of the Jacobian of f
+    at V (the term ``jacobian_row`` reduces), checked the same way (graphs draw its reduction)."""
+    f = _as_term(f)
+    pt = _points(point)
+    dom, cod = _function_type(f, len(pt))
+    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
+    if len(in_paths) != len(pt):
+        raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
+                            f"has {len(pt)} coordinate(s)")
+    if not 0 <= p < len(out_paths):
+        raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
+                            f"output(s) (rows are counted from 0)")
+    omega = Lam(Var("z"), _coordinate_functional(cod, out_paths[p]))
+    return App(Pullback(f, omega), _point_term(dom, pt))

@@ -96,17 +96,18 @@ def folding() -> bool:
     return _FOLD.get()
 
 
-def env_depth(t: Term) -> int:
-    """How many pairs deep a left-nested tuple ⟨⟨⟨p, a⟩, b⟩, c⟩ is (3 here)."""
+def env_depth(t: Term, stop: Optional[int] = None) -> int:
+    """How many pairs deep a left-nested tuple ⟨⟨⟨p, a⟩, b⟩, c⟩ is (3 here);
+    counting stops at ``stop`` (renderers ask at every tuple: O(1), not O(depth))."""
     n = 0
-    while isinstance(t, Tuple) and len(t.items) == 2:
+    while isinstance(t, Tuple) and len(t.items) == 2 and (stop is None or n < stop):
         n += 1
         t = t.items[0]
     return n
 
 
 def folds(t: Term) -> bool:
-    return isinstance(t, Tuple) and env_depth(t) >= FOLD_AT
+    return isinstance(t, Tuple) and env_depth(t, FOLD_AT) >= FOLD_AT
 
 
 class _Printer:

@@ -1,0 +1,152 @@
+"""``pullback-calc graph``: reduction graphs with graphviz (``rendering/graph.py``
+builds them; this module only reads the options, reduces and writes the file)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import progress
+from .options import (PROG, UsageError, max_steps_args, parse_point, positive_int,
+                      source_args)
+from .show import settle
+from .source import Source, output_count
+
+FORMATS = ("dot", "svg", "png", "pdf")  # rendering.graph.FORMATS (tests check they agree)
+USAGE = ("pullback-calc graph FILE | -e TEXT [--full | --whole] [--budget N] "
+         "[--format dot|svg|png|pdf] [-o OUT] [--jacobian --at POINT [--row P]] "
+         "[--max-steps N]")
+
+
+def add(sub) -> None:
+    p = sub.add_parser("graph", help="reduction graphs with graphviz",
+                       allow_abbrev=False,
+                       description="Draw a reduction graph with graphviz: the strategy's path "
+                                   "(default; phases coloured, premises as clusters) or, with "
+                                   "--full, every one-step reduct at every redex position, "
+                                   "breadth-first up to a node budget, with the call-by-value path "
+                                   "highlighted; or, with --whole, the call-by-value path from "
+                                   "start to normal form with the other reducts of each term "
+                                   "beside it.")
+    source_args(p)
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--full", action="store_true",
+                      help="the full reduction graph (all redex positions) instead of the "
+                           "strategy's path")
+    kind.add_argument("--whole", action="store_true",
+                      help="the whole call-by-value reduction, every step, with each term's "
+                           "other one-step reducts as small side nodes (a whole small "
+                           "reduction at a readable size)")
+    p.add_argument("--budget", type=positive_int, default=60, metavar="N",
+                   help="--full: at most N terms (default 60)")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (default: from -o's suffix, else dot)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write to OUT (default: standard output)")
+    p.add_argument("--jacobian", action="store_true",
+                   help="graph row P of the Jacobian at --at: the term Ω(f) (λz. λw. πₚ w) V")
+    p.add_argument("--at", type=parse_point, metavar="POINT",
+                   help="the point V for --jacobian, e.g. 1.5,2 (implies --jacobian)")
+    p.add_argument("--row", type=int, default=None, metavar="P",
+                   help="the row for --jacobian (default 0)")
+    max_steps_args(p)
+    p.add_argument("--show-steps", type=positive_int, default=400, metavar="N",
+                   help="strategy and --whole graphs: draw at most N steps per derivation, "
+                        "eliding the middle (default 400)")
+    p.add_argument("--label-width", type=positive_int, default=40, metavar="N",
+                   help="abbreviate terms in nodes to N characters (default 40)")
+    p.add_argument("--detail", action=argparse.BooleanOptionalAction, default=None,
+                   help="more on each edge than its rule: the contractum (strategy graph; "
+                        "off by default) or the redex (--full; on by default)")
+    p.add_argument("--no-premises", action="store_true",
+                   help="strategy graph: leave out premise sub-derivations")
+    p.add_argument("--ascii", action="store_true", help="ASCII spellings in labels")
+    p.set_defaults(run=run)
+
+
+def _format(args) -> str:
+    from ..rendering.graph import format_from_suffix
+    if args.format is not None:
+        return args.format
+    if args.output and format_from_suffix(args.output) is None:
+        raise UsageError(f"cannot tell the format from {args.output!r}: use --format "
+                         f"{'|'.join(FORMATS)} (see 'pullback-calc graph --help')")
+    return (format_from_suffix(args.output) if args.output else None) or "dot"
+
+
+def run(args, out) -> int:
+    from ..rendering import graph as G
+    jac = args.jacobian or args.at is not None
+    if jac and args.at is None:
+        raise UsageError("--jacobian needs the point: --at POINT (see 'pullback-calc graph "
+                         "--help')")
+    if args.row is not None and not jac:
+        raise UsageError("--row needs --jacobian --at POINT (see 'pullback-calc graph --help')")
+    fmt = _format(args)
+    binary = fmt in ("png", "pdf")
+    if binary and args.output is None and out.isatty():
+        raise UsageError(f"{fmt} is binary: write it to a file with -o OUT")
+    source = args.source = Source(args)
+    term = source.term()
+    common = dict(unicode=not args.ascii, label_width=max(args.label_width, 12))
+    if args.detail is not None:
+        common["detail"] = args.detail
+    if jac:
+        output_count(term, args.at, source)  # closed up to the declarations
+    if args.full:
+        if jac:
+            from ..results.jacobian import jacobian_term
+            start = jacobian_term(term, args.at, args.row or 0)
+        else:
+            source.typecheck(term)
+            start = term
+        g = G.full_graph(start, node_budget=args.budget,
+                         cbv_max_steps=min(args.max_steps, 100_000), **common)
+    else:
+        from .. import jacobian_row, reduce
+        with progress.reduction():
+            if jac:
+                result = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
+            else:
+                source.typecheck(term)
+                result = reduce(term, max_steps=args.max_steps)
+                result.term = term
+        settle()
+        draw = G.whole_graph if args.whole else G.strategy_graph
+        options = dict(max_steps=args.show_steps, **common)
+        if not args.whole:
+            options["premises"] = not args.no_premises
+        g = draw(result, **options)
+    with progress.bar("graphviz", None, unit="graph"):
+        data = _pipe(g, fmt, args, result if not args.full else None, common)
+    if args.output is None:
+        if binary:
+            out.flush()
+            out.buffer.write(data)
+            out.buffer.flush()
+        else:
+            out.write(data.decode("utf-8"))
+    else:
+        Path(args.output).write_bytes(data)
+    return 0
+
+
+def _pipe(g, fmt: str, args, result, common) -> bytes:
+    from ..rendering import graph as G
+    try:
+        return g.pipe(fmt)
+    except G.RenderError as e:
+        if "init_rank" not in str(e) or args.full or args.whole or args.no_premises:
+            raise
+        # dot cannot rank some premise-cluster layouts: draw without them
+        print(f"{PROG}: note: graphviz could not lay out the premise clusters; "
+              f"drawing the graph without premises", file=sys.stderr)
+        return G.strategy_graph(result, premises=False, max_steps=args.show_steps,
+                                **common).pipe(fmt)
+
+
+def graph_command(argv: Sequence[str]) -> int:
+    """``pullback-calc graph ARGV…`` (the exit status; errors as one line on stderr)."""
+    from .main import main
+    return main(["graph", *argv])

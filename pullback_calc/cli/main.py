@@ -1,0 +1,223 @@
+"""``main``: runs one subcommand and turns whatever happens into one line on stderr
+and a conventional exit status -- never a traceback.
+
+The subcommands are one module each in this package (``reduce.py``, ``graph.py``, …;
+``parser.py`` assembles them); this module only guards: signals, the time and memory
+backstops, closed streams, and the mapping of errors to statuses.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Optional, Sequence
+
+from ..errors import PullbackCalcError
+from .options import PROG, UsageError, join_values, peek_budgets
+from .source import excerpt, where
+
+
+def _fail(message: str, status: int, extra: Sequence[str] = ()) -> int:
+    try:  # stderr may be closed, full or a broken pipe: the status still tells
+        sys.stderr.write("\n".join([f"{PROG}: error: {message}", *extra]) + "\n")
+        sys.stderr.flush()
+    except (OSError, AttributeError, ValueError):
+        pass
+    return status
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that the clean-up runs."""
+
+
+def _on_term(signum, frame):
+    raise Terminated()
+
+
+def _on_alarm(signum, frame):
+    from .. import budgets
+    from ..errors import TimeBudgetExceeded
+    raise TimeBudgetExceeded(budgets.time_message())
+
+
+class _Guards:
+    """Signal handlers and hard backstops for the budgets, installed by main()
+    and restored on the way out (main() also runs inside test processes)."""
+
+    def __init__(self):
+        self.saved: list = []
+
+    def signal(self, signum, handler) -> None:
+        import signal
+        try:
+            self.saved.append(("signal", signum, signal.signal(signum, handler)))
+        except (ValueError, OSError, AttributeError):  # not the main thread / no such signal
+            pass
+
+    def budgets(self, timeout: Optional[float], max_memory: Optional[float]) -> None:
+        import signal
+        if timeout is not None and hasattr(signal, "setitimer"):
+            # the machine checks the deadline itself (with the state reached); this
+            # timer, a little later, stops the stages that do not reduce
+            self.signal(signal.SIGALRM, _on_alarm)
+            if self.saved and self.saved[-1][1] == signal.SIGALRM:
+                signal.setitimer(signal.ITIMER_REAL, timeout + 0.5)
+                self.saved.append(("timer",))
+        if max_memory is not None:
+            try:
+                import resource
+                soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+                # address space, not resident memory: leave room for the helper thread's
+                # stack (deep.py), malloc's arenas and the mapped libraries
+                from ..budgets import address_space
+                from ..deep import _STACK
+                want = address_space() + int(max_memory * 2 ** 20) + _STACK + 1024 * 2 ** 20
+                if hard != resource.RLIM_INFINITY:
+                    want = min(want, hard)
+                if soft == resource.RLIM_INFINITY or want < soft:
+                    resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+                    self.saved.append(("rlimit", soft, hard))
+            except (ImportError, ValueError, OSError):  # not POSIX: the machine's checks only
+                pass
+
+    def restore(self) -> None:
+        import signal
+        for item in reversed(self.saved):
+            try:
+                if item[0] == "timer":
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                elif item[0] == "signal":
+                    signal.signal(item[1], item[2])
+                else:
+                    import resource
+                    resource.setrlimit(resource.RLIMIT_AS, (item[1], item[2]))
+            except (ValueError, OSError):
+                pass
+        self.saved.clear()
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it).
+
+    Whatever happens, the outcome is one line on stderr and a conventional status,
+    never a traceback: 1 for bad input (and exhausted budgets), 2 for a bad command
+    line, 130 for SIGINT, 143 for SIGTERM, 70 for an internal error (set
+    PULLBACK_CALC_DEBUG=1 to see its traceback).
+    """
+    import signal
+    guards = _Guards()
+    guards.signal(signal.SIGTERM, _on_term)
+    try:
+        try:
+            return _main(argv, guards)
+        finally:
+            guards.restore()
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except Terminated:
+        return _fail("terminated", 143)
+    except Exception as e:  # an interrupt wrapped by Python (e.g. inside __set_name__)
+        if _interrupted(e):
+            return _fail("interrupted", 130)
+        return _internal(e)
+
+
+def _interrupted(e: BaseException) -> bool:
+    seen = 0
+    while e is not None and seen < 20:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
+
+
+def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        timeout, max_memory = peek_budgets(argv)
+    except UsageError as e:
+        return _fail(str(e), 2)
+    args = None
+    try:
+        guards.budgets(timeout, max_memory)
+        from ..budgets import budget
+        with budget(timeout, max_memory):
+            from .parser import build_parser  # the engine loads here, under the guards
+            parser = build_parser()
+            try:
+                args = parser.parse_args(join_values(argv))
+            except UsageError as e:
+                return _fail(str(e), 2)
+            except SystemExit as e:  # --help
+                status = e.code if isinstance(e.code, int) else 0
+                _flush()
+                return status
+            args.source = None
+            if sys.stdout is None:
+                return _fail("standard output is closed: nowhere to write the output", 1)
+            from . import progress
+            progress.configure(args)
+            status = args.run(args, sys.stdout)
+            _flush()
+            return status
+    except UsageError as e:
+        return _fail(str(e), 2)
+    except PullbackCalcError as e:
+        source = getattr(args, "source", None)
+        return _fail(where(source, e.pos) + e.message, 1, excerpt(source, e.pos))
+    except (MemoryError, RuntimeError) as e:
+        if isinstance(e, RuntimeError) and not (max_memory and "new thread" in str(e)):
+            return _internal(e)
+        _release(args)
+        if max_memory is not None:
+            return _fail(f"memory budget of {max_memory:g} MB exhausted; raise it with "
+                         f"--max-memory", 1)
+        return _fail("out of memory", 1)
+    except RecursionError:  # a bug: nothing should recurse on the input's size
+        return _fail("internal error: the input is nested too deeply for one of the stages "
+                     "(please report it)", 70)
+    except OSError as e:
+        _silence_stdout()
+        if isinstance(e, BrokenPipeError):  # e.g. `pullback-calc reduce … | head`
+            return 1
+        name = f"{e.filename}: " if e.filename else "cannot write the output: "
+        return _fail(f"{name}{e.strerror or e}", 1)
+    except (KeyboardInterrupt, Terminated):
+        raise
+    except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
+        if _interrupted(e):
+            return _fail("interrupted", 130)
+        return _internal(e)
+
+
+def _internal(e: BaseException) -> int:
+    import os
+    if os.environ.get("PULLBACK_CALC_DEBUG"):
+        raise e
+    return _fail(f"internal error: {type(e).__name__}: {e} (please report it; "
+                 f"PULLBACK_CALC_DEBUG=1 shows the traceback)", 70)
+
+
+def _flush() -> None:
+    """Write out what is buffered now, so that a full disk or a closed pipe is
+    reported here (as an OSError) and not as a warning at exit."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
+def _silence_stdout() -> None:
+    import os
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the flush at exit must not fail
+    except OSError:
+        pass
+
+
+def _release(args) -> None:
+    """After a MemoryError: drop what the command held, so the message can be written."""
+    import gc
+    if args is not None:
+        args.source = None
+    gc.collect()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``pullback-calc reduce``: reduce a term to normal form (or --depth N steps), showing
+every step."""
+from __future__ import annotations
+
+import json
+
+from ..errors import StepBudgetExceeded
+from . import progress
+from .options import count, max_steps_args, source_args, width
+from .show import function_note, json_trace, note, settle
+from .source import Source
+
+
+def add(sub) -> None:
+    p = sub.add_parser("reduce", help="reduce a term to normal form, showing every step",
+                       allow_abbrev=False,
+                       description="Parse, type-check and reduce a term (call-by-value); print "
+                                   "the trace one step per line, the normal form and the number "
+                                   "of steps.")
+    source_args(p)
+    max_steps_args(p)
+    p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
+    p.add_argument("--width", type=width, default=100, metavar="N",
+                   help="abbreviate each trace line to N columns (0: print terms in full; "
+                        "default 100)")
+    p.add_argument("--no-trace", action="store_true", help="print only the normal form")
+    p.add_argument("--json", action="store_true",
+                   help="print {normal_form, steps, trace} as JSON (terms in full)")
+    p.add_argument("--depth", type=count, default=None, metavar="N",
+                   help="stop after N steps and show the state reached: the term, the next "
+                        "redex marked in its context, and the rule that would fire")
+    p.set_defaults(run=run)
+
+
+def run(args, out) -> int:
+    from .. import reduce
+    from ..rendering.text import iter_trace_lines, state_lines
+    from ..syntax.printer import pretty
+    source = args.source = Source(args)
+    term = source.term()
+    source.typecheck(term)
+    want_trace = args.json or not args.no_trace
+    u = not args.ascii
+    try:
+        with progress.reduction():
+            result = reduce(term, max_steps=args.max_steps, record=want_trace,
+                            stop_after=args.depth)
+    except StepBudgetExceeded as e:  # offer the state reached
+        if getattr(e, "next_step", None) is not None and not args.json:
+            lines = [f"state after {e.next_step.index} steps (the step budget ran out):",
+                     *state_lines(e.term, e.next_step, u, args.width),
+                     f"(to see the trace up to here: --depth {e.next_step.index})"]
+            out.write("\n".join(lines) + "\n")
+        raise
+    settle()
+    if args.json:
+        doc = json_trace([] if args.no_trace else result.trace, term,
+                         None if result.stopped else result.value, u, result.steps)
+        if result.stopped:
+            nxt = result.next_step
+            doc["state"] = pretty(result.value, u)
+            doc["next"] = {"index": nxt.index, "rule": nxt.rule,
+                           "redex": pretty(nxt.redex, u),
+                           "path": [list(f) for f in nxt.path()]}
+        json.dump(doc, out, ensure_ascii=not u, indent=2)
+        out.write("\n")
+        return 0
+    if not args.no_trace:  # line by line: a 100,000-step trace is never one string
+        from ..rendering.text import count_steps
+        with progress.bar("rendering", count_steps(result.trace)) as done:
+            for line in iter_trace_lines(result.trace, u, args.width, progress=done):
+                out.write(line + "\n")
+    lines = []
+    if result.stopped:
+        lines.append(f"state after {len(result.trace) if want_trace else args.depth} steps "
+                     f"(not a normal form; --depth {args.depth}):")
+        lines += state_lines(result.value, result.next_step, u, args.width)
+    else:
+        lines.append(f"normal form: {pretty(result.value, u)}")
+    top = len(result.trace)
+    lines.append(f"steps: {result.steps}" if args.no_trace or top == result.steps else
+                 f"steps: {result.steps} ({top} in the main derivation, "
+                 f"{result.steps - top} in premises)")
+    note(function_note(term, source))
+    out.write("\n".join(lines) + "\n")
+    return 0

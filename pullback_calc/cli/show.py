@@ -1,0 +1,73 @@
+"""Small output helpers the subcommands share: numbers, points, JSON traces, notes."""
+from __future__ import annotations
+
+import sys
+from typing import Optional, Sequence
+
+from .options import PROG
+
+
+def fmt_row(row: Sequence[float]) -> str:
+    from ..syntax.printer import show_num
+    return "[" + ", ".join(show_num(v) for v in row) + "]"
+
+
+def fmt_point(pt: Sequence[float]) -> str:
+    from ..syntax.printer import show_num
+    return "(" + ", ".join(show_num(v) for v in pt) + ")"
+
+
+def json_num(v: float):
+    return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
+
+
+def json_trace(trace, term, value, unicode: bool, steps: int, progress=None) -> dict:
+    """A trace in the one JSON schema every command uses
+    (``rendering.json_trace.TRACE_SCHEMA``), terms in full."""
+    from ..rendering.json_trace import trace_to_dict
+    doc = trace_to_dict(trace, term=term, value=value,
+                        spelling="unicode" if unicode else "ascii", max_term=None,
+                        paths="none", progress=progress)
+    doc["steps"] = steps  # also when the trace was not recorded (--no-trace)
+    return doc
+
+
+def abbrev_term(t, n: int = 70) -> str:
+    from ..syntax.printer import pretty
+    s = pretty(t)
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+def note(lines: list[str]) -> None:
+    """Notes go to stderr, so that standard output keeps its documented shape."""
+    if lines:
+        sys.stderr.write(f"{PROG}: " + "\n".join(lines) + "\n")
+
+
+def function_note(term, source) -> list[str]:
+    """The function-space note, when some Ω differentiates a function-typed input."""
+    from ..errors import PullbackCalcError
+    from ..results.crosscheck import pullback_domains_note
+    from ..typing.check import pullback_domains
+    try:
+        return pullback_domains_note(pullback_domains(term, source.free if source else None))
+    except PullbackCalcError:
+        return []
+
+
+def write_text(text: str, output: Optional[str], out) -> None:
+    """``text`` to the file ``output``, or to ``out`` (standard output)."""
+    if output is not None:
+        from pathlib import Path
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        out.write(text)
+
+
+def settle() -> None:
+    """Take what exists now -- above all a finished trace, millions of immutable term
+    nodes -- out of the garbage collector's reach: rendering allocates heavily, and
+    every full collection would rescan the whole trace (it was most of the time of
+    rendering a 13,500-step trace).  A command line runs one command and exits."""
+    import gc
+    gc.freeze()

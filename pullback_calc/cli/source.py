@@ -1,0 +1,95 @@
+"""The term a command works on (a file, standard input or ``-e TEXT``), and where
+an error in it is (``SOURCE:LINE:COLUMN`` with the offending line)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+from ..errors import PullbackCalcError
+
+
+class Source:
+    """The text of the term and a name for error messages."""
+
+    def __init__(self, args):
+        if args.expr is not None:
+            self.name, self.text = "<-e>", args.expr
+        elif args.file == "-":
+            self.name = "<stdin>"
+            if sys.stdin is None:
+                raise PullbackCalcError("<stdin>: standard input is closed")
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+            try:
+                self.text = data.decode("utf-8") if isinstance(data, bytes) else data
+            except UnicodeDecodeError as e:
+                raise PullbackCalcError(f"<stdin>: not UTF-8 text ({e.reason} at byte "
+                                        f"{e.start})") from None
+        else:
+            self.name = args.file
+            try:
+                self.text = Path(args.file).read_text(encoding="utf-8")
+            except UnicodeDecodeError as e:
+                raise PullbackCalcError(f"{args.file}: not UTF-8 text ({e.reason} at byte "
+                                        f"{e.start})") from None
+
+        self.program = None
+        self.declared: dict = {}
+        for group in getattr(args, "free", None) or ():
+            self.declared.update(group)
+        self.no_check = bool(getattr(args, "no_check", False))
+
+    def term(self):
+        from ..syntax.parser import parse_program
+        self.program = parse_program(self.text)
+        return self.program.term
+
+    @property
+    def free(self) -> dict:
+        """The declared free variables: the file's ``free`` lines, then --free."""
+        out = dict(self.program.free) if self.program is not None else {}
+        out.update(self.declared)
+        return out
+
+    def typecheck(self, term):
+        """Type-check ``term`` as a closed term up to the declared free variables
+        (an undeclared one is an error with a did-you-mean); --no-check skips it."""
+        if self.no_check:
+            return None
+        from ..typing import typecheck
+        return typecheck(term, self.free, closed=True)
+
+
+def where(source: Optional[Source], pos) -> str:
+    if pos is None:
+        return f"{source.name}: " if source is not None else ""
+    line, col = getattr(pos, "line", None), getattr(pos, "column", None)
+    if line is None:
+        return f"{source.name}: " if source is not None else f"{pos}: "
+    name = source.name if source is not None else "<input>"
+    return f"{name}:{line}:{col}: "
+
+
+def excerpt(source: Optional[Source], pos) -> list[str]:
+    """The offending source line with a caret under the column."""
+    if source is None or pos is None or getattr(pos, "line", None) is None:
+        return []
+    lines = source.text.split("\n")
+    if not 1 <= pos.line <= len(lines):
+        return []
+    text = lines[pos.line - 1].rstrip()
+    if not text.strip() or len(text) > 200:
+        return []
+    col = max(pos.column, 1)
+    return ["    " + text, "    " + " " * (col - 1) + "^"]
+
+
+def output_count(term, point, source: Optional[Source] = None) -> int:
+    """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension, as a
+    closed term up to the source's declared free variables)."""
+    from ..results.jacobian import _function_type, _leaves
+    if source is not None and not source.no_check:
+        _, cod = _function_type(term, len(point), env=source.free, closed=True)
+    else:
+        _, cod = _function_type(term, len(point))
+    return len(_leaves(cod, "output"))

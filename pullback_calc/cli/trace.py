@@ -1,0 +1,151 @@
+"""``pullback-calc trace``: a reduction trace as text, LaTeX, JSON or an HTML stepper.
+
+Text and JSON are written as they are rendered (a 100,000-step trace is never one
+string in memory); HTML and LaTeX show at most ``--show-steps`` steps of the main
+derivation (its beginning and end), saying what they left out.
+"""
+from __future__ import annotations
+
+from . import progress
+from .options import (PHASE_NAMES, TRACE_FORMATS, UsageError, count, max_steps_args,
+                      max_term, parse_point, phases, positive_int, row, rules, source_args,
+                      width)
+from .show import fmt_point, fmt_row, settle
+from .source import Source, output_count
+
+# At most this many steps of the main derivation by default (0: all): a browser
+# stays responsive, and a LaTeX document still compiles.
+SHOW_STEPS = {"html": 20_000, "latex": 2_000, "text": None, "json": None}
+
+
+def add(sub) -> None:
+    p = sub.add_parser("trace", help="a reduction trace as text, LaTeX, JSON or an HTML stepper",
+                       allow_abbrev=False,
+                       description="Reduce a term (or, with --jacobian, compute one row of a "
+                                   "Jacobian) and render the trace: text (one step per line), "
+                                   "LaTeX (a derivation for a paper), JSON (see the schema in "
+                                   "pullback_calc/rendering/json_trace.py) or HTML (an "
+                                   "interactive stepper, one self-contained page).")
+    source_args(p)
+    p.add_argument("--format", "-f", choices=TRACE_FORMATS, default="text",
+                   help="output format (default text)")
+    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    p.add_argument("--phase", type=phases, metavar="P,…",
+                   help="only steps of these phases: " + ", ".join(PHASE_NAMES))
+    p.add_argument("--rule", type=rules, metavar="R,…",
+                   help="only steps of these rules, e.g. 5,15 (16 means 16a, 16b, 16c; "
+                        "A the A-rules)")
+    p.add_argument("--every", type=positive_int, default=1, metavar="K",
+                   help="only every K-th step (of those chosen)")
+    p.add_argument("--show-steps", type=count, default=None, metavar="N",
+                   help="at most N steps of the main derivation, its first and last, with a "
+                        "note of how many were left out (0: all; default 20,000 for html, "
+                        "2,000 for latex, all for text and json)")
+    p.add_argument("--color", nargs="?", const="always", default="auto",
+                   choices=("auto", "always", "never"),
+                   help="ANSI colours in text output (default: only on a terminal)")
+    p.add_argument("--ascii", action="store_true", help="ASCII spellings only")
+    p.add_argument("--width", type=width, default=100, metavar="N",
+                   help="text: abbreviate each line to N columns (0: terms in full; "
+                        "default 100)")
+    p.add_argument("--max-term", type=max_term, default=None, metavar="N",
+                   help="json/html/latex: abbreviate terms to about N characters (0: in full; "
+                        "default 400 for json, 160 for html, 200 for latex)")
+    p.add_argument("--no-premises", action="store_true", help="leave premises out")
+    p.add_argument("--fragment", action="store_true",
+                   help="latex: a fragment to paste into a document (default: a whole "
+                        "document)")
+    p.add_argument("--paths", choices=("delta", "full", "none"), default="delta",
+                   help="json: how redex paths are written (default delta)")
+    p.add_argument("--title", metavar="TEXT", help="html/latex: the title")
+    p.add_argument("--jacobian", action="store_true",
+                   help="trace row P of the Jacobian at --at instead of reducing the term")
+    p.add_argument("--at", type=parse_point, metavar="POINT",
+                   help="with --jacobian: the point, e.g. 1.5,2")
+    p.add_argument("--row", type=row, default=None, metavar="P",
+                   help="with --jacobian: the row (counting from 0; default 0)")
+    max_steps_args(p)
+    p.set_defaults(run=run)
+
+
+def _use_color(args, out) -> bool:
+    import os
+    if args.color == "always":
+        return True
+    if args.color == "never" or args.output is not None or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
+def _reduce(args, source, term):
+    """(trace, start, value, title) of the reduction asked for."""
+    from .. import jacobian_row, reduce
+    if args.jacobian:
+        output_count(term, args.at, source)  # closed up to the declarations
+        with progress.reduction():
+            r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
+        title = args.title or (f"Row {args.row or 0} of the Jacobian at "
+                               f"{fmt_point(args.at)}: {fmt_row(r.row)}")
+        return r.trace, r.term, r.covector, title
+    source.typecheck(term)
+    with progress.reduction():
+        res = reduce(term, max_steps=args.max_steps)
+    return res.trace, term, res.value, args.title or f"Reduction of {source.name}"
+
+
+def _chunks(args, out, trace, start, value, title, done):
+    """The rendered output, piece by piece."""
+    u = not args.ascii
+    chosen = dict(phases=args.phase, rules=args.rule, every=args.every)
+    limit = args.max_term
+    shown = SHOW_STEPS[args.format] if args.show_steps is None else (args.show_steps or None)
+    fmt = args.format
+    if fmt == "text":
+        from ..rendering.text import iter_trace_lines
+        color = _use_color(args, out)
+        for line in iter_trace_lines(trace, u, args.width, not args.no_premises, color=color,
+                                     show_steps=shown, progress=done, **chosen):
+            yield line + "\n"
+    elif fmt == "json":
+        from ..rendering.json_trace import iter_trace_json
+        yield from iter_trace_json(trace, term=start, value=value,
+                                   spelling="unicode" if u else "ascii",
+                                   max_term=400 if limit is None else (limit or None),
+                                   paths=args.paths, premises=not args.no_premises,
+                                   show_steps=shown, progress=done, **chosen)
+        yield "\n"
+    elif fmt == "latex":
+        from ..rendering.latex import trace_to_latex
+        yield trace_to_latex(trace, standalone=not args.fragment, title=title, term=start,
+                             value=value, max_term=200 if limit is None else (limit or None),
+                             premises=not args.no_premises, show_steps=shown, progress=done,
+                             **chosen)
+    else:
+        from ..rendering.html import trace_to_html
+        yield trace_to_html(trace, title=title, term=start, value=value, unicode=u,
+                            max_term=160 if limit is None else (limit or None),
+                            premises=not args.no_premises, show_steps=shown, progress=done,
+                            **chosen)
+
+
+def run(args, out) -> int:
+    if args.at is not None:
+        args.jacobian = True
+    if args.jacobian and args.at is None:
+        raise UsageError("--jacobian needs the point: --at X,Y,… (see 'pullback-calc trace --help')")
+    if args.row is not None and not args.jacobian:
+        raise UsageError("--row needs --jacobian and --at (see 'pullback-calc trace --help')")
+    source = args.source = Source(args)
+    trace, start, value, title = _reduce(args, source, source.term())
+    settle()
+    from ..rendering.text import count_steps
+    sink = out if args.output is None else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
+    try:
+        with progress.bar("rendering", count_steps(trace)) as done:
+            for chunk in _chunks(args, out, trace, start, value, title, done):
+                sink.write(chunk)
+    finally:
+        if sink is not out:
+            sink.close()
+    return 0

@@ -104,10 +104,16 @@ def _type(r, d):
     return T.DualT(_type(r, d - 1))
 
 
-def _pattern(r, d):
+def _pattern(r, d, used=None):
+    """A pattern binding each name once (a repeated name is a parse error)."""
+    used = set() if used is None else used
     if d <= 0 or r.random() < 0.6:
-        return Var(r.choice(["x", "y", "p", "dx"]))
-    return Tuple(tuple(_pattern(r, d - 1) for _ in range(r.randint(2, 3))))
+        name = r.choice(["x", "y", "p", "dx"])
+        while name in used:
+            name += "'"
+        used.add(name)
+        return Var(name)
+    return Tuple(tuple(_pattern(r, d - 1, used) for _ in range(r.randint(2, 3))))
 
 
 def _lam(r, d):

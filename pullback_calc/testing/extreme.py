@@ -46,7 +46,9 @@ EXTREMES: dict[str, tuple[Callable[[int], str], str]] = {
     "dual": (lambda n: nest("(λv. ", "v", ")⋆ (λw. w)", n), "open"),
     "type-arrow": (lambda n: "λf : " + "ℝ → " * n + "ℝ. f", "value"),
     "type-prod-nest": (lambda n: "λp : " + nest("(ℝ × ", "ℝ", ")", n) + ". p", "value"),
-    "pattern-nest": (lambda n: "λ" + nest("⟨", "x", ", y⟩", n) + ". x", "value"),
+    # each binder its own name: a pattern binding a name twice is an error
+    "pattern-nest": (lambda n: "λ" + "⟨" * n + "x" + "".join(f", y{i}⟩" for i in range(n))
+                     + ". x", "value"),
 }
 
 

@@ -88,6 +88,39 @@ def trampoline(gen):
         value, error = None, None
 
 
+def bottom_up(root, open_, close):
+    """The image of a tree, computed bottom-up on an explicit stack: the one
+    traversal of the engine's structural maps (substitution, instantiation,
+    rebuilding), so that none of them recurses on the depth of a term.
+
+    ``open_(item)`` returns ``(None, image)`` when it knows ``item``'s image
+    without looking inside, else ``(kids, node)``: then the kids (items, handed
+    to ``open_`` in turn) are mapped, left to right and each one's subtree
+    before the next one's (the order a recursive map would visit them), and
+    ``close(node, images)`` is the image (``images`` in the kids' order).
+    An item is whatever the map needs -- a term, or a term with its context.
+    """
+    out: list = []
+    stack: list = [(root, -1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, n = pop()
+        if n < 0:  # opening
+            kids, x = open_(item)
+            if kids is None:
+                out.append(x)
+            else:
+                push((x, len(kids)))
+                stack.extend((k, -1) for k in reversed(kids))
+        elif n:
+            images = out[-n:]
+            del out[-n:]
+            out.append(close(item, images))
+        else:
+            out.append(close(item, []))
+    return out[0]
+
+
 def cached_hash(root, parts, key) -> int:
     """The hash of a tree, cached on each node as ``_hash``, post-order without
     recursion: ``parts(node)`` are its children, ``key(node)`` the rest it hashes."""

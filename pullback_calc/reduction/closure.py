@@ -16,9 +16,10 @@ from dataclasses import dataclass, fields
 from typing import Optional
 
 from ..areduction.anf import is_a_normal
+from ..deep import bottom_up
 from ..errors import PullbackCalcError, StepBudgetExceeded
 from ..syntax.terms import (App, Dual, Jac, Lam, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            fresh_scope)
+                            fresh_scope, remake)
 from . import rules as R
 from .machine import Machine
 
@@ -189,22 +190,19 @@ def canonical(t: Term) -> Term:
     from ..syntax.terms import pattern_vars
     counter = [0]
 
-    def go(u: Term) -> Term:
+    def open_(u: Term):  # binders renamed in binding order (pre-order); iterative
         if isinstance(u, Lam):
-            names = pattern_vars(u.pat)
             ren = {}
-            for n in names:
+            for n in pattern_vars(u.pat):
                 ren[n] = Var(f"%{counter[0]}")
                 counter[0] += 1
-            return Lam(subst(u.pat, ren), go(subst(u.body, ren)), u.ann)
+            return (subst(u.body, ren),), Lam(subst(u.pat, ren), u.body, u.ann)
         kids = u.children()
-        if not kids:
-            return u
-        new = u
-        for i, k in enumerate(kids):
-            g = go(k)
-            if g is not k:
-                new = _with_child(new, i, g)
-        return new
+        return (kids, u) if kids else (None, u)
 
-    return go(t)
+    def close(u: Term, kids: list) -> Term:
+        if isinstance(u, Lam):
+            return Lam(u.pat, kids[0], u.ann)
+        return u if all(k is c for k, c in zip(kids, u.children())) else remake(u, kids)
+
+    return bottom_up(t, open_, close)

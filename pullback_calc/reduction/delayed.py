@@ -38,9 +38,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..deep import bottom_up
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
-                            Var, Zero, pattern_vars)
+                            Var, Zero, pattern_vars, remake)
 
 _BIG = 1 << 60
 
@@ -266,35 +267,29 @@ def forced_let(t: App) -> App:
 
 def instantiate(u: Term, env: Env) -> Term:
     """u[env], env covering fv(u), exactly as ``subst`` builds it (the same
-    subterms shared), without free-variable sets outside abstractions."""
+    subterms shared), without free-variable sets outside abstractions.
+    Iterative (deep.bottom_up)."""
     if isinstance(u, LAZY):
         u = _resolve(u)
     if closed(u):
         return u
-    if isinstance(u, Var):
-        return env.get(u.name)
-    if isinstance(u, Lam):  # binders: the general substitution (no capture: closed images)
-        return subst(u, {x: env.get(x) for x in fv(u)})
-    go = instantiate
-    if isinstance(u, Prim):
-        out: Term = Prim(u.op, tuple(go(a, env) for a in u.args), u.pos)
-    elif isinstance(u, App):
-        out = App(go(u.fun, env), go(u.arg, env), u.pos)
-    elif isinstance(u, Tuple):
-        out = Tuple(tuple(go(a, env) for a in u.items), u.pos)
-    elif isinstance(u, Sum):
-        out = Sum(tuple(go(a, env) for a in u.items), u.pos)
-    elif isinstance(u, Proj):
-        out = Proj(u.index, go(u.arg, env), u.pos)
-    elif isinstance(u, Jac):
-        out = Jac(go(u.lam, env), go(u.along, env), u.pos)
-    elif isinstance(u, Dual):
-        out = Dual(go(u.lam, env), go(u.functional, env), u.pos)
-    elif isinstance(u, Pullback):
-        out = Pullback(go(u.fun, env), go(u.form, env), u.pos)
-    else:
-        raise TypeError(u)
-    return _flag_closed(out)
+
+    def open_(u):
+        if isinstance(u, LAZY):
+            u = _resolve(u)
+        if closed(u):
+            return None, u
+        if isinstance(u, Var):
+            return None, env.get(u.name)
+        if isinstance(u, Lam):  # binders: the general substitution (no capture: closed images)
+            return None, subst(u, {x: env.get(x) for x in fv(u)})
+        return u.children(), u
+
+    return bottom_up(u, open_, _remake_closed)
+
+
+def _remake_closed(u: Term, kids: list) -> Term:
+    return _flag_closed(remake(u, kids))
 
 
 # ---- materialisation (for printing) ----------------------------------------------------

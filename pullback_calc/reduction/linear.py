@@ -28,9 +28,11 @@ from __future__ import annotations
 import math
 from typing import Optional
 
+from ..deep import bottom_up
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
-from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO)
+from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
+                            remake)
 
 from .env import PatVars
 
@@ -187,31 +189,42 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
 
 def _reduce_atom(x: Term, lin: frozenset) -> Term:
     """The head of a linear atom: projections of tuples, 0 absorbing in
-    function and projection positions, β for an abstraction in the head."""
-    if isinstance(x, Proj):
-        inner = _reduce_atom(x.arg, lin)
-        if isinstance(inner, Tuple):
-            return _reduce_atom(inner.items[x.index - 1], lin)
-        if isinstance(inner, Zero):
-            return ZERO
-        if inner is not x.arg:
-            return Proj(x.index, inner)
-    elif isinstance(x, (Pullback, Jac)):
-        last = _reduce_atom(x.children()[-1], lin)  # the 1-form / the direction
-        from .rules import is_zero  # (rules imports this module)
-        if is_zero(last):
-            return ZERO  # linear in it
-        if last is not x.children()[-1]:
-            return Pullback(x.fun, last) if isinstance(x, Pullback) else Jac(x.lam, last)
-    elif isinstance(x, App):
-        f = _reduce_atom(x.fun, lin)
-        if isinstance(f, Zero):
-            return ZERO
-        if isinstance(f, Lam):
-            return _reduce_atom(subst(f.body, bind_pattern(f.pat, x.arg)), lin)
-        if f is not x.fun:
-            return App(f, x.arg)
-    return x
+    function and projection positions, β for an abstraction in the head.
+    Unchanged parts are returned as they are (the same node).  Iterative: down
+    the spine (projected term, function, the 1-form / direction of a pullback /
+    Jacobian) to its head, then up through the ``frames`` rebuilding; a
+    projected tuple or a β-redex restarts at its reduct, in the frames above."""
+    frames: list = []
+    while True:
+        while isinstance(x, (Proj, App, Pullback, Jac)):  # down to the head
+            frames.append(x)
+            x = x.fun if isinstance(x, App) else x.children()[-1]
+        r = x  # the reduced head
+        while frames:
+            u = frames.pop()
+            if isinstance(u, Proj):
+                if isinstance(r, Tuple):
+                    x = r.items[u.index - 1]
+                    break
+                r = ZERO if isinstance(r, Zero) else (u if r is u.arg else Proj(u.index, r))
+            elif isinstance(u, App):
+                if isinstance(r, Lam):
+                    x = subst(r.body, bind_pattern(r.pat, u.arg))
+                    break
+                r = ZERO if isinstance(r, Zero) else (u if r is u.fun else App(r, u.arg))
+            elif _is_zero_term(r):  # Pullback, Jac: linear in the last
+                r = ZERO
+            elif r is not u.children()[-1]:
+                r = Pullback(u.fun, r) if isinstance(u, Pullback) else Jac(u.lam, r)
+            else:
+                r = u
+        else:
+            return r
+
+
+def _is_zero_term(t: Term) -> bool:
+    from .rules import is_zero  # (rules imports this module)
+    return is_zero(t)
 
 
 _MISSING = object()
@@ -528,14 +541,14 @@ def share(coefficients: list) -> tuple[list, Term]:
 
 
 def _rebuild(u: Term, names: dict) -> Term:
-    """u with its named sub-terms replaced by their names (a module-level
-    function: a closure calling itself would be a reference cycle)."""
-    if not isinstance(u, Prim):
-        return u
-    x = names.get(u)
-    if x is not None:
-        return x
-    return Prim(u.op, tuple(_rebuild(a, names) for a in u.args), u.pos)
+    """u with its named sub-terms replaced by their names; iterative
+    (deep.bottom_up), and no closure that calls itself (a reference cycle)."""
+    def named(v: Term):
+        if not isinstance(v, Prim):
+            return None, v
+        x = names.get(v)
+        return (None, x) if x is not None else (v.args, v)
+    return bottom_up(u, named, remake)
 
 
 def coefficient(d: LinComb, atom: Term) -> Optional[Term]:

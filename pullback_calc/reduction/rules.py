@@ -13,6 +13,7 @@ import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
 from ..areduction.anf import A_RULES, _operands, _replace, is_elementary
+from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, rename_apart, subst
@@ -498,14 +499,17 @@ def _ground_functional(f: Term) -> bool:
 
 
 def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars, m: Premises) -> Term:
-    """⟦S'[S/w]⟧ for S' real- or tuple-valued: componentwise rule-5 composition."""
-    if isinstance(S2, Tuple):
-        return Tuple(tuple(_compose_ground(w, c, S, lin, m) for c in S2.items))
-    if isinstance(S2, Zero):
-        return ZERO
-    return linear.compose(Lam(w, S2), S, lin,
-                          lambda u: m.premise(u, "6", keep_trivial=False),
-                          lambda cs: _arithmetic(cs, m, "6"))
+    """⟦S'[S/w]⟧ for S' real- or tuple-valued: componentwise rule-5 composition
+    (left to right; iterative in the tuples' depth)."""
+    def component(c: Term):
+        if isinstance(c, Tuple):
+            return c.items, c
+        if isinstance(c, Zero):
+            return None, ZERO
+        return None, linear.compose(Lam(w, c), S, lin,
+                                    lambda u: m.premise(u, "6", keep_trivial=False),
+                                    lambda cs: _arithmetic(cs, m, "6"))
+    return bottom_up(S2, component, lambda c, items: Tuple(tuple(items)))
 
 
 # ======================================================================================

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
 from ..budgets import budget
-from ..deep import deep
+from ..deep import bottom_up, deep
 from ..errors import JacobianError
 from ..reduction.linear import to_lincomb
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
@@ -88,7 +88,8 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
 def _pattern_domain(pat: Term, n: int) -> Type:
     """ℝ at every leaf of a tuple pattern; ℝⁿ for a single variable."""
     if isinstance(pat, Tuple):
-        return Prod(tuple(_pattern_domain(i, 1) for i in pat.items))
+        return bottom_up(pat, lambda p: (p.items, p) if isinstance(p, Tuple) else (None, rn(1)),
+                         lambda p, items: Prod(tuple(items)))
     return rn(n)
 
 
@@ -125,12 +126,8 @@ def _leaves(t: Type, what: str) -> list:
 def _point_term(dom: Type, point: Sequence[float]) -> Term:
     if isinstance(dom, Prod):
         vals = iter(point)
-
-        def build(t: Type) -> Term:
-            if isinstance(t, Prod):
-                return Tuple(tuple(build(i) for i in t.items))
-            return Num(next(vals))
-        return build(dom)
+        return bottom_up(dom, lambda t: (t.items, t) if isinstance(t, Prod)
+                         else (None, Num(next(vals))), lambda t, items: Tuple(tuple(items)))
     return Num(point[0])
 
 

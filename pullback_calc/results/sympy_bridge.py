@@ -15,7 +15,7 @@ from typing import Callable, Optional
 
 import sympy
 
-from ..deep import deep
+from ..deep import bottom_up, deep, trampoline
 from ..errors import JacobianError
 from ..syntax import prims
 from ..syntax.terms import (App, Lam, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, fresh,
@@ -95,23 +95,25 @@ def _bind(pat: Term, v, env: dict) -> None:
 
 
 def _ev(t: Term, env: dict):
-    """The value of ``t``: a sympy expression (type R), a tuple of values, or a closure."""
+    """The value of ``t``: a sympy expression (type R), a tuple of values, or a
+    closure.  A generator run by deep.trampoline: ``(yield _ev(u, env))`` is the
+    value of a sub-term, without Python recursion."""
     if isinstance(t, App):
         # A let spine is walked by a loop, on one copy of the environment.
         env = dict(env)
         while isinstance(t, App):
-            arg = _ev(t.arg, env)  # computed once: the binding shares it
+            arg = yield _ev(t.arg, env)  # computed once: the binding shares it
             if isinstance(t.fun, Lam):
                 _bind(t.fun.pat, arg, env)
                 t = t.fun.body
                 continue
-            fun = _ev(t.fun, env)
+            fun = yield _ev(t.fun, env)
             if not isinstance(fun, _Closure):
                 raise _err("to_sympy: application of a value that is not a function", t)
             inner = dict(fun.env)
             _bind(fun.lam.pat, arg, inner)
-            return _ev(fun.lam.body, inner)
-        return _ev(t, env)
+            return (yield _ev(fun.lam.body, inner))
+        return (yield _ev(t, env))
     if isinstance(t, Var):
         if t.name not in env:
             raise _err(f"to_sympy: free variable {t.name}", t)
@@ -121,14 +123,19 @@ def _ev(t: Term, env: dict):
     if isinstance(t, Prim):
         if t.op not in SYMPY or len(t.args) != prims.ARITY[t.op]:
             raise _err(f"to_sympy: unknown function symbol {t.op}/{len(t.args)}", t)
-        args = [_ev(a, env) for a in t.args]
+        args = []
+        for a in t.args:
+            args.append((yield _ev(a, env)))
         if not all(map(_is_real, args)):
             raise _err(f"to_sympy: an argument of {t.op} is not a real", t)
         return SYMPY[t.op](*args)
     if isinstance(t, Tuple):
-        return tuple(_ev(i, env) for i in t.items)
+        items = []
+        for i in t.items:
+            items.append((yield _ev(i, env)))
+        return tuple(items)
     if isinstance(t, Proj):
-        v = _ev(t.arg, env)
+        v = yield _ev(t.arg, env)
         if not isinstance(v, tuple) or not 1 <= t.index <= len(v):
             raise _err(f"to_sympy: projection π{t.index} of a value that is not a tuple "
                        f"of at least {t.index}", t)
@@ -136,7 +143,9 @@ def _ev(t: Term, env: dict):
     if isinstance(t, Zero):
         return sympy.S.Zero
     if isinstance(t, Sum):
-        vals = [_ev(i, env) for i in t.items]
+        vals = []
+        for i in t.items:
+            vals.append((yield _ev(i, env)))
         if not all(map(_is_real, vals)):
             raise _err("to_sympy: formal sum (⊕) at a type other than R is not supported", t)
         return sympy.Add(*vals)
@@ -149,9 +158,8 @@ def _input_type(f: Lam, nsym: Optional[int], n: Optional[int]) -> Type:
     if not is_pattern(f.pat):
         raise _err(f"to_sympy: the binder is a {type(f.pat).__name__}, not a pattern", f)
     if isinstance(f.pat, Tuple):
-        def pat_type(p):
-            return Real() if isinstance(p, Var) else Prod(tuple(map(pat_type, p.items)))
-        ty = pat_type(f.pat)
+        ty = bottom_up(f.pat, lambda p: (None, Real()) if isinstance(p, Var) else (p.items, p),
+                       lambda p, items: Prod(tuple(items)))
     else:
         ann = f.ann.dom if isinstance(f.ann, Arrow) else f.ann
         if isinstance(ann, Type) and real_leaves(ann) is not None:
@@ -170,10 +178,8 @@ def _input_type(f: Lam, nsym: Optional[int], n: Optional[int]) -> Type:
 
 def _input_value(ty: Type, syms: list):
     it = iter(syms)
-
-    def go(ty):
-        return next(it) if isinstance(ty, Real) else tuple(map(go, ty.items))
-    return go(ty)
+    return bottom_up(ty, lambda t: (None, next(it)) if isinstance(t, Real) else (t.items, t),
+                     lambda t, items: tuple(items))
 
 
 @deep
@@ -193,7 +199,7 @@ def to_sympy(f: Term, symbols=None, n: Optional[int] = None, *,
     env: dict = {}
     _bind(f.pat, _input_value(ty, syms), env)
     with sympy.evaluate(evaluate):  # thread-local; @deep runs us on our own thread
-        v = _ev(f.body, env)
+        v = trampoline(_ev(f.body, env))
     out, stack = [], [v]
     while stack:  # flatten nested tuples left to right
         u = stack.pop()

@@ -16,6 +16,7 @@ from typing import Optional
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift as _SHIFT
 
 from ..errors import ParseError
 from . import prims, types
@@ -408,9 +409,202 @@ def _bracket_offset(clean: str, k: int) -> int:
     return lo
 
 
+# ---- a linear recogniser for huge inputs ---------------------------------------------
+#
+# A syntax error made of valid tokens (``1 + 1 + … + 1 + * 1``) is found by lark
+# only after it has built the terms of everything before it: minutes and
+# gigabytes for 10 MB.  Inputs longer than _BIG are first run through lark's
+# own LALR tables and contextual lexers with a stack of states only -- no
+# tokens, no values, a few Python operations per token -- and the first error
+# is reported exactly as lark would report it (the same exception, translated
+# by ``_translate``).  Valid inputs then go to lark, which builds the term.
+
+def _recognise(text: str, start: str) -> None:
+    """Raise the ParseError lark would raise on ``text``, if any, in time
+    linear in the text and memory linear in the nesting.  The tails of long
+    operator chains are cut first by one regular expression (``_collapse``, C
+    speed): the token loop then sees little more than the structure."""
+    short, cuts = _collapse(text)
+    try:
+        _recognise_tokens(short, start)
+    except ParseError as e:
+        if cuts and e.pos is not None:
+            e.pos = _pos_at(text, _original_offset(
+                cuts, _offset(short, e.pos.line, e.pos.column)))
+        raise
+
+
+_RUN: Optional[re.Pattern] = None
+_NAME_CONT = r"[A-Za-z0-9_'\u0391-\u03A8\u03B1-\u03BA\u03BC-\u03BF\u03C1-\u03C9]"
+
+
+def _collapse(text: str) -> tuple[str, list]:
+    """``text`` without the tails ``op A₂ op A₃ …`` of runs ``op A₁ op A₂ …``:
+    one infix operator repeated, operands of one kind (all numerals, or all
+    plain names), the first operand kept; and without the third and later
+    minus signs of a run of them.  After an atom, ``op Aᵢ`` is valid
+    wherever ``op A₁`` was (in a type too, for ×), and what follows reads
+    after A₁ as it did after Aₖ: the first error, and what is expected there,
+    do not change.  Returns the text and the cuts as (offset in the result,
+    characters cut), in order."""
+    global _RUN
+    if _RUN is None:
+        words = "|".join(map(re.escape, sorted(set(KEYWORDS) | set(prims.ARITY), key=len,
+                                                 reverse=True)))
+        number = r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?(?![0-9.eE])"
+        name = (r"(?!(?:" + words + r"|pi[0-9]+)(?!" + _NAME_CONT + r"))" + _NAME_RE
+                + r"(?!" + _NAME_CONT + r")")
+        op = r"(?<!\+)\+(?!\+)|-(?!>)|−|×|(?<!\^)\*|/|\^(?!\*)|⊕"
+        _RUN = re.compile(r"(?P<op>" + op + r")\s*(?:(?P<n>" + number + r")(?P<ntail>(?:\s*(?P=op)\s*"
+                          + number + r"){1,4096})|" + name + r"(?P<tail>(?:\s*(?P=op)\s*" + name + r"){1,4096}))")
+        # and runs of unary minus: after two, the others push the same state
+        _RUN = re.compile(_RUN.pattern + r"|[-−](?!>)\s*[-−](?!>)(?P<mtail>(?:\s*[-−](?!>)){1,4096})")
+    cuts: list = []
+    removed = 0
+
+    def cut(m) -> str:
+        nonlocal removed
+        g = "ntail" if m.group("n") is not None else "tail" if m.group("tail") else "mtail"
+        start, stop = m.span(g)
+        cuts.append((start - removed, stop - start))
+        removed += stop - start
+        return m.group()[:start - m.start()]
+
+    return _RUN.sub(cut, text), cuts
+
+
+def _original_offset(cuts: list, offset: int) -> int:
+    """The offset in the text of ``offset`` in its collapsed form (an error is
+    never inside a cut: at a cut's offset it is after it)."""
+    for at, n in cuts:
+        if at > offset:
+            break
+        offset += n
+    return offset
+
+
+def _recognise_tokens(text: str, start: str) -> None:
+    """lark's LALR parse of ``text``, on a stack of states only."""
+    front = _parser().parser
+    table = front.parser.parser.parse_table
+    states, end_state = table.states, table.end_states[start]
+    lexers, ignore = front.lexer.lexers, front.lexer.root_lexer.ignore_types
+    match = {}  # state -> its lexer's match function
+    stack = [table.start_states[start]]
+    pos, n = 0, len(text)
+
+    def fail(typ: Optional[str], value: str, at: int):
+        if at < _BIG:  # near the start: lark stops there too, or at an earlier error
+            _run_lark(text[:at + len(value) + 1], start)  # (a check of the term builder)
+        accepts = _accepts_on(states, stack, end_state)
+        if typ is None:  # lark: UnexpectedCharacters, with the accepts of the prefix
+            exp = _expected(accepts or lexers[stack[-1]].scanner.allowed_types - ignore)
+            raise ParseError(f"unexpected character {text[at]!r}"
+                             + (f"; expected {exp}" if exp else ""), _pos_at(text, at))
+        e = UnexpectedToken(Token(typ, value, at, *_line_col(text, at)),
+                            {t for t in states[stack[-1]] if t.isupper()})
+        e._accepts = accepts
+        raise _translate(e, text, start)
+
+    while True:
+        if pos < n:
+            state = stack[-1]
+            m = match.get(state)
+            if m is None:
+                m = match[state] = _matcher(lexers[state])
+            hit = m(text, pos)
+            if hit is None:  # not a token here (lark: the root lexer's token, unexpected)
+                hit = _matcher(front.lexer.root_lexer)(text, pos)
+                if hit is None:
+                    fail(None, "", pos)
+                fail(_retyped(*hit), hit[0], pos)
+            value, typ = hit
+            at, pos = pos, pos + len(value)
+            if typ in ignore:
+                continue
+            typ = _retyped(value, typ)
+        else:
+            typ, value, at = "$END", "", n
+        while True:  # lark's feed_token, on states only
+            act = states[stack[-1]].get(typ)
+            if act is None:
+                fail(typ, value, at)
+            action, arg = act
+            if action is _SHIFT:
+                stack.append(arg)
+                break
+            size = len(arg.expansion)
+            if size:
+                del stack[-size:]
+            stack.append(states[stack[-1]][arg.origin.name][1])
+            if typ == "$END" and stack[-1] == end_state:
+                return
+
+
+def _matcher(lexer):
+    """lexer's match: (value, terminal) at a position, or None."""
+    mres = lexer.scanner._mres
+    if len(mres) == 1:
+        rx = mres[0].match
+
+        def one(text, pos):
+            m = rx(text, pos)
+            return None if m is None else (m.group(), m.lastgroup)
+        return one
+    return lexer.scanner.match
+
+
+def _retyped(value: str, typ: str) -> str:
+    """The terminal of a token after the NAME callback (_retype)."""
+    if typ != "NAME":
+        return typ
+    if value in KEYWORDS:
+        return KEYWORDS[value]
+    if value in prims.ARITY:
+        return "FNAME"
+    return "PROJ" if _ASCII_PROJ.fullmatch(value) else typ
+
+
+def _accepts_on(states, stack: list, end_state) -> set:
+    """lark's InteractiveParser.accepts() on a stack of states: the terminals
+    that the parser would shift here (after reductions), and $END if it would
+    finish."""
+    out = set()
+    for t in states[stack[-1]]:
+        if not t.isupper():
+            continue
+        top = list(stack[-64:])  # reductions pop little; refill from below if needed
+        below = len(stack) - len(top)
+        while True:
+            act = states[top[-1]].get(t)
+            if act is None:
+                break
+            action, arg = act
+            if action is _SHIFT:
+                out.add(t)
+                break
+            size = len(arg.expansion)
+            while size >= len(top) and below:  # (refill)
+                below -= 1
+                top.insert(0, stack[below])
+            if size:
+                del top[-size:]
+            top.append(states[top[-1]][arg.origin.name][1])
+            if t == "$END" and top[-1] == end_state:
+                out.add(t)
+                break
+    return out
+
+
+def _line_col(text: str, offset: int) -> tuple:
+    p = _pos_at(text, offset)
+    return p.line, p.column
+
+
 def _run(text: str, start: str):
     if len(text) > _BIG:
         _prescan(text, start)
+        _recognise(text, start)
     return _run_lark(text, start)
 
 

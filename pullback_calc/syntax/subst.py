@@ -4,8 +4,9 @@ from __future__ import annotations
 from typing import Callable, Mapping, Optional
 
 from . import prims
+from ..deep import bottom_up, trampoline
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero, binds, fresh, pattern_vars)
+                    Zero, binds, fresh, pattern_vars, remake)
 
 _EMPTY: frozenset = frozenset()
 
@@ -105,7 +106,7 @@ def linear_needs(t: Term, xs: frozenset, functional: Optional[Functional] = None
     """None if ``linear(t, xs, functional)`` fails; otherwise the triples (name, k,
     binder) of the variables the verdict took for functionals (applied to k
     arguments), which the type checker then types as such."""
-    return _Lin(functional).lin(t, frozenset(xs))
+    return trampoline(_Lin(functional).lin(t, frozenset(xs)))
 
 
 class _Lin:
@@ -116,7 +117,8 @@ class _Lin:
     and is a functional only if ``ask`` says so for its binder.  Invariant, by
     induction on the cases: a term that does not mention ``xs`` is linear in them
     only if it is a zero (so the constant factor of a product, a let-bound value,
-    … may be one)."""
+    … may be one).  The cases are generators run by deep.trampoline: ``(yield
+    self.lin(u, xs))`` is the verdict on a sub-term, without Python recursion."""
 
     def __init__(self, ask: Optional[Functional]):
         self.ask = ask
@@ -170,7 +172,7 @@ class _Lin:
         bound to ``value`` if it is a let."""
         names = self.enter(binder, zero, value)
         try:
-            return self.lin(body, xs)
+            return (yield self.lin(body, xs))
         finally:
             self.leave(names)
 
@@ -185,52 +187,52 @@ class _Lin:
         if isinstance(t, Num):
             return _YES if t.value == 0.0 else None
         if isinstance(t, (Sum, Tuple)):
-            return self.every(t.items, xs)
+            return (yield self.every(t.items, xs))
         if isinstance(t, Proj):
-            return self.lin(t.arg, xs)
+            return (yield self.lin(t.arg, xs))
         if isinstance(t, App):
-            return self.app(t, xs)
+            return (yield self.app(t, xs))
         if isinstance(t, Lam):
-            return self.under(t, t.body, xs - frozenset(pattern_vars(t.pat)))
+            return (yield self.under(t, t.body, xs - frozenset(pattern_vars(t.pat))))
         if isinstance(t, (Jac, Dual)):  # bilinear: in the map, and in the direction / functional
             lam, other = t.lam, (t.along if isinstance(t, Jac) else t.functional)
             if not (fv(lam) & xs):
-                r = self.lin(other, xs)
+                r = (yield self.lin(other, xs))
                 if r is not None:
                     return r
             if not (fv(other) & xs):
-                return self.lin(lam, xs)
+                return (yield self.lin(lam, xs))
             if isinstance(t, Jac) and isinstance(lam, Lam):  # xs in both
-                return self.jac_at(lam, other, None, xs)
+                return (yield self.jac_at(lam, other, None, xs))
             return None
         if isinstance(t, Pullback):
-            return None if fv(t.fun) & xs else self.lin(t.form, xs)
+            return None if fv(t.fun) & xs else (yield self.lin(t.form, xs))
         if isinstance(t, Prim):
             kind = prims.LINEARITY[t.op]
             if kind == "joint":
-                return self.every(t.args, xs)
+                return (yield self.every(t.args, xs))
             if kind == "each":  # multilinear: one argument linear, the others constant
                 hits = [a for a in t.args if fv(a) & xs]
                 if len(hits) == 1:
-                    return self.lin(hits[0], xs)
+                    return (yield self.lin(hits[0], xs))
                 if hits:
                     return None
                 for a in t.args:  # none mentions xs: linear iff a factor is a zero
-                    r = self.lin(a, xs)
+                    r = (yield self.lin(a, xs))
                     if r is not None:
                         return r
                 return None
             if kind == "first":
                 if any(fv(a) & xs for a in t.args[1:]):
                     return None
-                return self.lin(t.args[0], xs)
+                return (yield self.lin(t.args[0], xs))
             return None
         raise TypeError(t)
 
     def every(self, items, xs) -> Optional[frozenset]:
         out = _YES
         for i in items:
-            r = self.lin(i, xs)
+            r = (yield self.lin(i, xs))
             if r is None:
                 return None
             out = out | r if r else out
@@ -259,32 +261,32 @@ class _Lin:
         if not (fv(f) & xs):  # a functional is linear in its argument
             need = self.functional(f)
             if need is not None:
-                r = self.lin(a, xs)
+                r = (yield self.lin(a, xs))
                 if r is not None:
                     return need | r
         if isinstance(f, Lam):  # let q = E in L
             names = frozenset(pattern_vars(f.pat))
             if fv(a) & xs:  # E linear, L linear in xs and q jointly: linear maps compose
-                r = self.lin(a, xs)
+                r = (yield self.lin(a, xs))
                 if r is None:
                     return None
-                s = self.under(f, f.body, xs | names, value=a)
+                s = (yield self.under(f, f.body, xs | names, value=a))
                 return None if s is None else r | s
-            r = self.lin(a, xs)  # E constant: is it a zero?  Then so are the variables of q
-            s = self.under(f, f.body, xs - names, zero=r is not None, value=a)
+            r = (yield self.lin(a, xs))  # E constant: is it a zero?  Then so are the variables of q
+            s = (yield self.under(f, f.body, xs - names, zero=r is not None, value=a))
             if s is None:
                 return None
             return s if r is None else r | s
         jac = isinstance(f, Jac) and isinstance(f.lam, Lam)
         inlined = None if jac else self.let_bound_jacobian(f, a)
         if not (fv(a) & xs):  # the function position is linear (pointwise)
-            r = self.lin(f, xs)
+            r = (yield self.lin(f, xs))
             if r is not None or not (jac or inlined):
                 return r
         if jac:
-            return self.jac_at(f.lam, f.along, a, xs)
+            return (yield self.jac_at(f.lam, f.along, a, xs))
         if inlined is not None:  # f let-bound to a Jacobian: f V is J(λq.S)·P V
-            return self.lin(inlined, xs)
+            return (yield self.lin(inlined, xs))
         return None
 
     def jac_at(self, lam: Lam, along: Term, point: Optional[Term], xs) -> Optional[frozenset]:
@@ -305,11 +307,11 @@ class _Lin:
                    else [dir_[n] for n in names])  # the point first: cheap fails
         out = _YES
         for c in checked:
-            r = self.lin(c, xs)
+            r = (yield self.lin(c, xs))
             if r is None:
                 return None
             out = out | r
-        s = self.under(lam, lam.body, (xs - frozenset(names)) | frozenset(q_lin))
+        s = (yield self.under(lam, lam.body, (xs - frozenset(names)) | frozenset(q_lin)))
         return None if s is None else out | s
 
 
@@ -338,54 +340,37 @@ def bind_pattern(pat: Term, value: Term, out: Optional[dict] = None) -> dict:
 
 
 def subst(t: Term, m: Mapping[str, Term]) -> Term:
-    """Capture-avoiding simultaneous substitution t[m]; shares untouched subterms."""
+    """Capture-avoiding simultaneous substitution t[m]; shares untouched subterms.
+    Iterative (deep.bottom_up): the items are (term, substitution, its names)."""
     if not m:
         return t
-    return _subst(t, m, frozenset(m))
+    keys = frozenset(m)
+    if not (fv(t) & keys):
+        return t
+    return bottom_up((t, m, keys), _subst_open, remake)
 
 
-def _subst(u: Term, m: Mapping[str, Term], keys: frozenset) -> Term:
-    # (a module-level function, not a closure that calls itself: such a
-    # closure is a reference cycle, garbage that only the cyclic collector
-    # frees -- and that collector is paused during a reduction, gcpause.py)
+def _subst_open(item):
+    u, m, keys = item
     ufv = fv(u)
     if not (ufv & keys):
-        return u
+        return None, u
     if isinstance(u, Var):
-        return m[u.name]
-    go = _subst
+        return None, m[u.name]
     if isinstance(u, Lam):
         names = pattern_vars(u.pat)
         inner_keys = keys - frozenset(names)
         if not (ufv & inner_keys):
-            return u
+            return None, u
         inner = {k: v for k, v in m.items() if k in inner_keys}
         # rename binders that would capture a free variable of the image
         img_fv = frozenset().union(*(fv(inner[k]) for k in inner_keys & fv(u.body)))
         clash = [n for n in names if n in img_fv]
-        pat, body = u.pat, u.body
         if clash:
             ren = {n: Var(fresh(n)) for n in clash}
-            pat = subst(pat, ren)
-            body = subst(body, ren)
-        return Lam(pat, go(body, inner, inner_keys), u.ann, u.pos)
-    if isinstance(u, Jac):
-        return Jac(go(u.lam, m, keys), go(u.along, m, keys), u.pos)
-    if isinstance(u, Dual):
-        return Dual(go(u.lam, m, keys), go(u.functional, m, keys), u.pos)
-    if isinstance(u, Pullback):
-        return Pullback(go(u.fun, m, keys), go(u.form, m, keys), u.pos)
-    if isinstance(u, App):
-        return App(go(u.fun, m, keys), go(u.arg, m, keys), u.pos)
-    if isinstance(u, Proj):
-        return Proj(u.index, go(u.arg, m, keys), u.pos)
-    if isinstance(u, Prim):
-        return Prim(u.op, tuple(go(a, m, keys) for a in u.args), u.pos)
-    if isinstance(u, Tuple):
-        return Tuple(tuple(go(a, m, keys) for a in u.items), u.pos)
-    if isinstance(u, Sum):
-        return Sum(tuple(go(a, m, keys) for a in u.items), u.pos)
-    raise TypeError(u)
+            u = Lam(subst(u.pat, ren), subst(u.body, ren), u.ann, u.pos)
+        return ((u.body, inner, inner_keys),), u
+    return tuple((c, m, keys) for c in u.children()), u
 
 
 def subst_pattern(t: Term, pat: Term, value: Term) -> Term:
@@ -437,7 +422,15 @@ def alpha_eq(a: Term, b: Term) -> bool:
     return True
 
 
-def _pattern_shape(p: Term):
-    if isinstance(p, Var):
-        return 0
-    return tuple(_pattern_shape(i) for i in p.items)
+def _pattern_shape(p: Term) -> list:
+    """The nesting of a pattern, flat: the number of items of each node in
+    pre-order (0 for a variable) -- no nested containers, compared without recursion."""
+    out, stack = [], [p]
+    while stack:
+        q = stack.pop()
+        if isinstance(q, Var):
+            out.append(0)
+        else:
+            out.append(len(q.items))
+            stack.extend(reversed(q.items))
+    return out

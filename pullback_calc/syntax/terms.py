@@ -289,6 +289,32 @@ TERM_CLASSES = (Var, Num, Prim, Lam, App, Tuple, Proj, Zero, Sum, Jac, Dual, Pul
 ZERO = Zero()
 
 
+# ---- one node with new sub-terms (for the iterative maps, deep.bottom_up) ---------
+
+def subterm_kids(u: Term) -> tuple:
+    """The sub-terms a structural map goes into: the children, but only the body
+    of an abstraction (its pattern binds; it is not a term to map)."""
+    return (u.body,) if isinstance(u, Lam) else u.children()
+
+
+def remake(u: Term, kids) -> Term:
+    """``u`` with the sub-terms ``kids`` (as ``subterm_kids`` lists them) instead
+    of its own, keeping its other fields and its position."""
+    if isinstance(u, Prim):
+        return Prim(u.op, tuple(kids), u.pos)
+    if isinstance(u, App):
+        return App(kids[0], kids[1], u.pos)
+    if isinstance(u, Lam):
+        return Lam(u.pat, kids[0], u.ann, u.pos)
+    if isinstance(u, (Tuple, Sum)):
+        return type(u)(tuple(kids), u.pos)
+    if isinstance(u, Proj):
+        return Proj(u.index, kids[0], u.pos)
+    if isinstance(u, (Jac, Dual, Pullback)):
+        return type(u)(kids[0], kids[1], u.pos)
+    raise TypeError(u)
+
+
 # ---- smart constructors ------------------------------------------------------
 
 def let(pat: Term, bound: Term, body: Term) -> App:

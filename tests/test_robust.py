@@ -28,7 +28,7 @@ import pullback_calc.deep as deep_mod
 from pullback_calc.cli import main
 from pullback_calc.errors import MemoryBudgetExceeded, TimeBudgetExceeded
 from pullback_calc.syntax.terms import Num
-from pullback_calc.testing.extreme import EXTREMES, chain, sin_chain
+from pullback_calc.testing.extreme import DEEP_FUNCTIONS, EXTREMES, chain, sin_chain
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = os.environ.get("PULLBACK_CALC_PROFILE") == "thorough"
@@ -97,6 +97,26 @@ def test_jacobian_of_a_deep_chain_without_recursion(low_recursion_limit):
     assert len(r.row) == 1 and abs(r.row[0]) < 1
 
 
+N_FUN = 100_000 if LONG else 5000  # depth of the functions differentiated
+
+
+@pytest.mark.parametrize("name", sorted(DEEP_FUNCTIONS))
+def test_derivatives_of_deep_functions_without_recursion(name, low_recursion_limit):
+    """Rules 5 and 6, the linear normal forms and substitution on the reverse
+    phase of deep functions (each is a chain of its construct)."""
+    want = {"sin": None, "neg": 1.0 if N_FUN % 2 == 0 else -1.0, "add": float(N_FUN),
+            "let-bound": None, "app-nest": 1.0, "tuple-proj": 1.0}[name]
+    r = pc.jacobian_row(DEEP_FUNCTIONS[name](N_FUN), [0.5], 0, record=False,
+                        max_steps=50_000_000)
+    assert len(r.row) == 1 and (want is None or r.row[0] == want), r.row
+
+
+def test_sympy_bridge_without_recursion(low_recursion_limit):
+    from pullback_calc.results.sympy_bridge import to_sympy
+    (e,) = to_sympy(pc.parse("λx. " + "let x = x + 1 in " * 5000 + "x"), n=1)
+    assert str(e) == "x1 + 5000"
+
+
 # ---- 2. budgets -------------------------------------------------------------------------------
 
 def test_time_budget_names_itself_and_keeps_the_state():
@@ -153,6 +173,63 @@ def test_ten_megabyte_line_with_a_bad_character(tmp_path):
     rss_mb = int(err_lines[-1]) / 1024
     assert p.returncode == 1 and "big.pb:1:9999999: unexpected character '$'" in p.stderr
     assert secs < 10 and rss_mb < 500, (secs, rss_mb)
+
+
+@pytest.mark.parametrize("tail,col,what", [
+    (" + * 1", 10_000_001, "unexpected '*'; expected a term"),
+    (" in 1", 9_999_999, "unexpected keyword 'in'; expected end of input"),
+    (" +", 10_000_000, "unexpected end of input; expected a term"),
+    ("minus", 10_000_001, "unexpected end of input; expected a term"),
+])
+def test_ten_megabytes_with_a_syntax_error_of_valid_tokens(tail, col, what, tmp_path):
+    """lark would build the terms of the 10 MB before the error (minutes,
+    gigabytes): the recogniser finds it first (parser._recognise)."""
+    f = tmp_path / "big.pb"
+    f.write_text("-" * 10_000_000 if tail == "minus" else " + ".join(["1"] * 2_500_000) + tail)
+    probe = ("import resource, sys; from pullback_calc.cli import main; s = main(sys.argv[1:]); "
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr); "
+             "sys.exit(s)")
+    t = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", probe, "reduce", str(f)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    secs = time.monotonic() - t
+    rss_mb = int(p.stderr.strip().splitlines()[-1]) / 1024
+    assert p.returncode == 1 and f"big.pb:1:{col}: {what}" in p.stderr, p.stderr[-500:]
+    assert secs < 10 and rss_mb < 500, (secs, rss_mb)
+
+
+def test_the_recogniser_reports_what_lark_reports(monkeypatch):
+    """Mutated examples: the recogniser (used on huge inputs) finds the same
+    first syntax error, with the same message, as lark itself."""
+    from pullback_calc.syntax import parser as P
+    monkeypatch.setattr(P, "_BIG", 0)  # no lark run near the start: the recogniser alone
+    rnd = random.Random(14)
+    alphabet = "()⟨⟩<>,λ\\.·:=⊕+−-×*/⋆^→ℝ𝟎Ωπ1 xyz in let J pi2 sin ++ -> ^* # \n0e9"
+    compared = 0
+    for _ in range(600):
+        text = list(rnd.choice(EXAMPLES).read_text(encoding="utf-8"))
+        for _ in range(rnd.randint(1, 4)):
+            i = rnd.randrange(len(text))
+            text[i:i + rnd.randint(0, 1)] = rnd.choice(alphabet)
+        text = "".join(text) + rnd.choice(["", " + 1 + 2 + 3", " - - - 1", " ⊕ x ⊕ x ⊕"])
+        try:
+            P._run_lark(text, "start")
+            lark = None
+        except pc.ParseError as e:
+            lark = str(e)
+        try:
+            P._recognise(text, "start")
+            ours = None
+        except pc.ParseError as e:
+            ours = str(e)
+        if lark is not None and ours != lark and ours is not None:
+            # an error of the term builder before the syntax error (lark stops at it;
+            # the recogniser checks only the syntax, and runs lark near the start)
+            assert not lark.startswith("line") or "unexpected" not in lark, (text, lark, ours)
+            continue
+        assert ours == lark or (ours is None and "unexpected" not in lark), (text, lark, ours)
+        compared += lark is not None
+    assert compared > 100
 
 
 def test_ten_megabyte_unbalanced_brackets(tmp_path):

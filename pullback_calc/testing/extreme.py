@@ -49,6 +49,34 @@ EXTREMES: dict[str, tuple[Callable[[int], str], str]] = {
     # each binder its own name: a pattern binding a name twice is an error
     "pattern-nest": (lambda n: "λ" + "⟨" * n + "x" + "".join(f", y{i}⟩" for i in range(n))
                      + ". x", "value"),
+    # a variable bound outside the nest and used at its bottom: substitution
+    # (rule 1, eager or delayed) walks the whole depth
+    "neg-subst": (lambda n: _under_y(nest("-", "y", "", n)), "closed"),
+    "add-subst": (lambda n: _under_y(chain("+", n, "y")), "closed"),
+    "lambda-subst": (lambda n: _under_y(nest("λa. ", "y", "", n)), "value"),
+    "let-subst": (lambda n: _under_y(nest("let x = ", "y", " in x", n)), "closed"),
+    "tuple-subst": (lambda n: _under_y(nest("⟨", "y", ", 1⟩", n)), "value"),
+    "proj-subst": (lambda n: _under_y(nest("π1 ", nest("⟨", "y", ", 1⟩", n), "", n)), "closed"),
+    "sum-subst": (lambda n: _under_y(nest("(y ⊕ ", "y", ")", n)), "closed"),
+    "jacobian-subst": (lambda n: _under_y(nest("J(λx. ", "x", ")·y", n)), "value"),
+    # well-typed nests of pullbacks and dual maps in the 1-form / functional
+    "pullback-form": (lambda n: nest("Ω(λx. sin(x)) (", "λz. λw. w", ")", n) + " 1", "value"),
+    "dual-functional": (lambda n: nest("(λv. 1 × v)⋆(", "λw. w", ")", n) + " 1", "closed"),
+}
+
+
+def _under_y(body: str) -> str:
+    return f"(λy. {body}) 1"
+
+
+#: functions ℝ → ℝ whose derivative by reduction walks their depth (jacobian_row)
+DEEP_FUNCTIONS: dict[str, Callable[[int], str]] = {
+    "sin": lambda n: sin_chain(n),
+    "neg": lambda n: "λx. " + nest("-", "x", "", n),
+    "add": lambda n: "λx. " + chain("+", n, "x"),
+    "let-bound": lambda n: "λx. " + nest("let x = ", "sin(x)", " in x", n),
+    "app-nest": lambda n: "λx. " + nest("(λy. y) (", "x", ")", n),
+    "tuple-proj": lambda n: "λx. " + nest("π1 ", nest("⟨", "x", ", 1⟩", n), "", n),
 }
 
 

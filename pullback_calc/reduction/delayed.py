@@ -97,18 +97,22 @@ class Env:
 # ---- lazy nodes -------------------------------------------------------------------------
 
 class Closure:
-    """``term[env]``, env covering every free variable of term (a closed term)."""
+    """``term[env]``.  ``total``: env covers every free variable of term (a
+    closed term), so "touched by env" is "open".  Otherwise (in premises, open
+    terms: ``beta``) term may have other free variables, which env leaves
+    alone, and "touched" is read off the free-variable sets (``touched``)."""
 
-    def __init__(self, term: Term, env: Env):
-        self.term, self.env = term, env
+    def __init__(self, term: Term, env: Env, total: bool = True):
+        self.term, self.env, self.total = term, env, total
         self.pushed: Optional[Term] = None
 
 
 class LetBody:
-    """The body ``term[env]`` of a let whose variables ``names`` stay free."""
+    """The body ``term[env]`` of a let whose variables ``names`` stay free
+    (``total`` as for a Closure: then only they)."""
 
-    def __init__(self, term: Term, env: Env, names: list):
-        self.term, self.env, self.names = term, env, names
+    def __init__(self, term: Term, env: Env, names: list, total: bool = True):
+        self.term, self.env, self.names, self.total = term, env, names, total
         self.forced: Optional[Term] = None
 
 
@@ -208,9 +212,20 @@ def beta(t: App, by_sets: bool = False) -> Optional[Closure]:
     # the value first: it is usually small, and when it is open (an inert
     # value in a premise) the abstraction -- maybe a long chain -- is not walked
     if by_sets:
-        if fv(v) or fv(lam):
+        if fv(v):
             return None
-    elif not (closed(v) and closed(lam)):
+        body = lam.body
+        if isinstance(body, LetBody):  # the next let of a chain whose β was delayed
+            binding = bind_pattern(lam.pat, v)
+            if body.forced is None:
+                return Closure(body.term, body.env.extend(binding), body.total)
+            return Closure(body.forced, Env.of(binding), False)
+        # An open abstraction (a let chain over the free directions of a
+        # tangent premise) is delayed too, its other free variables left
+        # alone: eager substitution would rebuild the rest of the chain at
+        # every let, quadratic in its length (a Church list's tangent).
+        return Closure(body, Env.of(bind_pattern(lam.pat, v)), closed(lam))
+    if not (closed(v) and closed(lam)):
         return None
     body, binding = lam.body, bind_pattern(lam.pat, v)
     if isinstance(body, LetBody):
@@ -225,8 +240,28 @@ def push(c: Closure) -> Term:
     substituted.  Memoised, so a shared Closure gives one node."""
     r = c.pushed
     if r is None:
-        r = c.pushed = _push(c.term, c.env)
+        r = c.pushed = _push(c.term, c.env) if c.total else _push_open(c.term, c.env)
     return r
+
+
+def _push_open(u: Term, env: Env) -> Term:
+    """_push for an open term: a let keeps its body waiting without asking
+    whether env touches the rest of the chain (that would read the free
+    variables of every suffix of the chain: quadratic)."""
+    if isinstance(u, App) and isinstance(u.fun, Lam) and not isinstance(u.fun.body, LAZY):
+        lam = u.fun
+        names = pattern_vars(lam.pat)
+        fun = Lam(lam.pat, LetBody(lam.body, env.without(names), names, False), lam.ann,
+                  lam.pos)
+        return App(fun, instantiate(u.arg, env, False), u.pos)
+    return instantiate(u, env, False)
+
+
+def touched(u: Term, env: Env) -> bool:
+    """Does substituting env change u (some free variable of u bound in env)?"""
+    if u.__dict__.get("_closed") is True:
+        return False
+    return any(x in env for x in fv(u))
 
 
 def _push(u: Term, env: Env) -> Term:
@@ -265,12 +300,15 @@ def forced_let(t: App) -> App:
     return App(Lam(lam.pat, force(lam.body), lam.ann, lam.pos), t.arg, t.pos)
 
 
-def instantiate(u: Term, env: Env) -> Term:
+def instantiate(u: Term, env: Env, total: bool = True) -> Term:
     """u[env], env covering fv(u), exactly as ``subst`` builds it (the same
     subterms shared), without free-variable sets outside abstractions.
-    Iterative (deep.bottom_up)."""
+    Iterative (deep.bottom_up).  Not ``total``: env may leave free variables
+    of u alone (the images are still closed), and ``touched`` decides."""
     if isinstance(u, LAZY):
         u = _resolve(u)
+    if not total:
+        return _instantiate_open(u, env)
     if closed(u):
         return u
 
@@ -290,6 +328,24 @@ def instantiate(u: Term, env: Env) -> Term:
 
 def _remake_closed(u: Term, kids: list) -> Term:
     return _flag_closed(remake(u, kids))
+
+
+def _instantiate_open(u: Term, env: Env) -> Term:
+    if not touched(u, env):
+        return u
+
+    def open_(u):
+        if isinstance(u, LAZY):
+            u = _resolve(u)
+        if not touched(u, env):
+            return None, u
+        if isinstance(u, Var):
+            return None, env.get(u.name)
+        if isinstance(u, Lam):  # binders: the general substitution (no capture: closed images)
+            return None, subst(u, {x: env.get(x) for x in fv(u) if x in env})
+        return u.children(), u
+
+    return bottom_up(u, open_, remake)
 
 
 # ---- materialisation (for printing) ----------------------------------------------------

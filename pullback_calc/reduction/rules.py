@@ -16,7 +16,7 @@ from ..areduction.anf import A_RULES, _operands, _replace, is_elementary
 from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
-from ..syntax.subst import bind_pattern, fv, rename_apart, subst
+from ..syntax.subst import bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_vars)
@@ -199,25 +199,8 @@ def keeps_let(t: App) -> bool:
 
 def _used_at_most_once(x: str, body: Term) -> bool:
     """Does x occur at most once in body, and not inside an abstraction (the
-    body of a let is not one)?  Walks only the subterms where x is free."""
-    seen = 0
-    stack = [body]
-    while stack:
-        u = stack.pop()
-        if x not in fv(u):
-            continue
-        if isinstance(u, Var):
-            seen += 1
-            if seen > 1:
-                return False
-        elif isinstance(u, App) and isinstance(u.fun, Lam):  # a let: its body is evaluated
-            stack.append(u.fun.body)
-            stack.append(u.arg)
-        elif isinstance(u, Lam):  # (also the λ of a J, Ω or dual map)
-            return False  # inside an abstraction: every application would recompute it
-        else:
-            stack.extend(u.children())
-    return True
+    body of a let is not one)?  (cached on the nodes: ``fv_copied``)"""
+    return x not in fv_copied(body)
 
 
 def kept_let(v: Term) -> bool:
@@ -398,7 +381,9 @@ def dual_apply(t: App, m: Premises) -> Term:
     """(dual-app) ((λq.S)⋆P) V → P (S[V/q]): a dual map is the functional P after the
     linear map λq.S (the meaning of the dual map, applied)."""
     d: Dual = t.fun
-    return App(d.functional, subst(d.lam.body, bind_pattern(d.lam.pat, t.arg)))
+    # (Env.at: only the variables S uses are looked up -- the pattern may be
+    # every input's direction, the body a few of them)
+    return App(d.functional, Env(d.lam.pat).at(d.lam.body, t.arg))
 
 
 # ======================================================================================

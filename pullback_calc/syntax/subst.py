@@ -44,6 +44,54 @@ def fv(t: Term) -> frozenset:
     return t.__dict__["_fv"]
 
 
+def fv_copied(t: Term) -> frozenset:
+    """The free variables of t that a substitution for them would copy work
+    into: those occurring more than once, or inside an abstraction (the body
+    of a let is not one: it is evaluated once).  Cached on each node like
+    ``fv`` (post-order, iterative), so "is x used at most once, and not under
+    a λ" is one look-up instead of a walk of a let chain (rule 1's kept lets)."""
+    r = t.__dict__.get("_fvc")
+    if r is not None:
+        return r
+    fv(t)
+    stack: list[tuple[Term, bool]] = [(t, False)]
+    while stack:
+        u, ready = stack.pop()
+        d = u.__dict__
+        if "_fvc" in d:
+            continue
+        if not d["_fv"] or isinstance(u, (Var, Num, Zero)):
+            d["_fvc"] = _EMPTY
+        elif isinstance(u, Lam):
+            d["_fvc"] = d["_fv"]
+        elif isinstance(u, App) and isinstance(u.fun, Lam):  # a let: its body runs once
+            lam, a = u.fun, u.arg
+            if not ready:
+                stack.append((u, True))
+                stack.append((lam.body, False))
+                stack.append((a, False))
+                continue
+            bound = frozenset(pattern_vars(lam.pat))
+            b = lam.body.__dict__
+            d["_fvc"] = ((b["_fvc"] - bound) | a.__dict__["_fvc"]
+                         | ((b["_fv"] - bound) & a.__dict__["_fv"]))
+        else:
+            kids = u.children()
+            if not ready:
+                stack.append((u, True))
+                stack.extend((c, False) for c in kids)
+                continue
+            seen = acc = _EMPTY
+            for c in kids:
+                cd = c.__dict__
+                cf = cd["_fv"]
+                if cf:
+                    acc = acc | cd["_fvc"] | (seen & cf)
+                    seen = seen | cf
+            d["_fvc"] = acc
+    return t.__dict__["_fvc"]
+
+
 def free_names(t: Term) -> frozenset:
     """fv(t), by one walk that caches nothing (``fv`` caches a set on every
     node: on a long left-nested sum or let chain read once -- a whole

@@ -164,18 +164,7 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     from . import unknown as U
     U.check_policy(on_unknown)
     f = _as_term(f)
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
-    if len(in_paths) != len(pt):
-        raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
-                            f"has {len(pt)} coordinate(s)")
-    if not 0 <= p < len(out_paths):
-        raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
-                            f"output(s) (rows are counted from 0)")
-    z = Var("z")
-    omega = Lam(z, _coordinate_functional(cod, out_paths[p]))
-    term = App(Pullback(f, omega), _point_term(dom, pt))
+    term, in_paths = _row_term(f, point, p)
     m = Machine(max_steps=max_steps, record=record)
     with budget(timeout, max_memory):
         value, trace = m.reduce(term)
@@ -267,7 +256,11 @@ def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
 def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
     """The term ``Ω(f) (λz. λw. πₚ w) V`` whose normal form is row p of the Jacobian of f
     at V (the term ``jacobian_row`` reduces), checked the same way (graphs draw its reduction)."""
-    f = _as_term(f)
+    return _row_term(_as_term(f), point, p)[0]
+
+
+def _row_term(f: Term, point, p: int) -> tuple[Term, list]:
+    """(Ω(f) (λz. λw. πₚ w) V, the input paths), the point and row checked."""
     pt = _points(point)
     dom, cod = _function_type(f, len(pt))
     in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
@@ -278,4 +271,4 @@ def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
         raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
                             f"output(s) (rows are counted from 0)")
     omega = Lam(Var("z"), _coordinate_functional(cod, out_paths[p]))
-    return App(Pullback(f, omega), _point_term(dom, pt))
+    return App(Pullback(f, omega), _point_term(dom, pt)), in_paths

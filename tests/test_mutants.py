@@ -5,6 +5,7 @@ import pytest
 
 import pullback_calc as pc
 from pullback_calc.reduction.rules import RULES
+from pullback_calc.rendering.text import walk
 from pullback_calc.testing.mutants import MUTANTS, main, mutant
 
 #: a redex of each mutant's rule and its correct value
@@ -28,13 +29,7 @@ WITNESS = {
 def rules_fired(trace) -> set:
     """The labels of the steps of a derivation, its premises' included (18L
     fires only inside a forward premise)."""
-    out, stack = set(), list(trace)
-    while stack:
-        s = stack.pop()
-        out.add(s.rule)
-        for d in s.premises:
-            stack.extend(d.steps)
-    return out
+    return {s.rule for _, s in walk(trace) if hasattr(s, "redex")}
 
 
 def test_every_mutant_has_a_witness():

@@ -12,6 +12,7 @@ import math
 import pytest
 
 import pullback_calc as pc
+from pullback_calc.rendering.text import walk
 from pullback_calc.syntax.terms import App, Jac, Pullback
 
 TANGENT_RULES = {"16b", "16c", "18", "19b", "19c"}
@@ -30,13 +31,8 @@ def premises(trace, rules=TANGENT_RULES):
 
 
 def rules_in(d):
-    out, stack = set(), list(d.steps)
-    while stack:
-        s = stack.pop()
-        out.add(s.rule)
-        for e in s.premises:
-            stack.extend(e.steps)
-    return out
+    """The rules of a premise's steps, its own premises' included."""
+    return {s.rule for _, s in walk(d.steps) if hasattr(s, "redex")}
 
 
 def is_pullback_premise(d) -> bool:

@@ -102,6 +102,18 @@ def engine_row(f, pt) -> list:
             for e in unit]
 
 
+def assert_row_by_oracles(f, pt) -> None:
+    """Row 0 by reduction equals the oracle's forward mode, which equals
+    central finite differences along each input coordinate."""
+    got = engine_row(f, pt)
+    fwd = oracle.row_by_oracle(f, pt, 0)
+    fn, at = oracle.evaluate(f), oracle.shape_point(f, pt)
+    fd = [float(oracle.central_difference(fn, at, oracle.shape_point(f, e), h=1e-5))
+          for e in ([float(i == j) for j in range(len(pt))] for i in range(len(pt)))]
+    assert_close_lists(got, fwd, "engine row vs forward mode")
+    assert_close_lists(fwd, fd, "forward mode vs finite differences", 1e-4, 1e-5)
+
+
 #: (f, description) and a point: programs ℝⁿ → ℝ using higher-order functions
 HIGHER_ORDER_ROWS = st.integers(1, 2).flatmap(lambda n: st.tuples(
     S.higher_order_functions(n, budget=15),
@@ -115,13 +127,7 @@ def test_higher_order_rows_equal_forward_mode_and_finite_differences(x):
     forward mode, which equals central finite differences."""
     (f, desc), pt = x
     note(f"{desc}: f = {pc.pretty(f)} at {pt}")
-    got = engine_row(f, pt)
-    fwd = oracle.row_by_oracle(f, pt, 0)
-    fn, at = oracle.evaluate(f), oracle.shape_point(f, pt)
-    fd = [float(oracle.central_difference(fn, at, oracle.shape_point(f, e), h=1e-5))
-          for e in ([float(i == j) for j in range(len(pt))] for i in range(len(pt)))]
-    assert_close_lists(got, fwd, "engine row vs forward mode")
-    assert_close_lists(fwd, fd, "forward mode vs finite differences", 1e-4, 1e-5)
+    assert_row_by_oracles(f, pt)
 
 
 #: Ω(F) ω V T : ℝ with V a Church list, a function, a real or a pair

@@ -27,6 +27,14 @@ same untouched subterms as ``subst`` and the machine sees the same nodes
 no binder is ever renamed and no fresh name is drawn: the delayed term is
 the eager one, built later.
 
+In premises, terms are open (the free directions of a tangent), and a let
+chain's abstractions with them; its values are still closed.  There a β whose
+value is closed is delayed too, as a closure that is not ``total``: its
+environment leaves the term's other free variables alone, a let keeps its
+body waiting without asking whether the rest of the chain is touched, and a
+subterm is touched when one of its free variables is bound (``touched``, by
+the cached free-variable sets).
+
 A lazy node never reaches a rule: it lives only where the machine is about
 to look (a ``Closure`` in the hole) or in the body of a let the machine is
 evaluating (a ``LetBody``), and rule 1 on such a let is done here.  Traces
@@ -301,51 +309,33 @@ def forced_let(t: App) -> App:
 
 
 def instantiate(u: Term, env: Env, total: bool = True) -> Term:
-    """u[env], env covering fv(u), exactly as ``subst`` builds it (the same
-    subterms shared), without free-variable sets outside abstractions.
-    Iterative (deep.bottom_up).  Not ``total``: env may leave free variables
-    of u alone (the images are still closed), and ``touched`` decides."""
+    """u[env], exactly as ``subst`` builds it (the same subterms shared).
+    ``total``: env covers fv(u), so a subterm is touched iff it is open (no
+    free-variable sets outside abstractions); otherwise env may leave free
+    variables of u alone and ``touched`` decides.  The images are closed
+    either way (no capture).  Iterative (deep.bottom_up)."""
     if isinstance(u, LAZY):
         u = _resolve(u)
-    if not total:
-        return _instantiate_open(u, env)
-    if closed(u):
+    untouched = closed if total else (lambda v: not touched(v, env))
+    if untouched(u):
         return u
 
     def open_(u):
         if isinstance(u, LAZY):
             u = _resolve(u)
-        if closed(u):
+        if untouched(u):
             return None, u
         if isinstance(u, Var):
             return None, env.get(u.name)
-        if isinstance(u, Lam):  # binders: the general substitution (no capture: closed images)
-            return None, subst(u, {x: env.get(x) for x in fv(u)})
+        if isinstance(u, Lam):  # binders: the general substitution
+            return None, subst(u, {x: env.get(x) for x in fv(u) if x in env})
         return u.children(), u
 
-    return bottom_up(u, open_, _remake_closed)
+    return bottom_up(u, open_, _remake_closed if total else remake)
 
 
 def _remake_closed(u: Term, kids: list) -> Term:
     return _flag_closed(remake(u, kids))
-
-
-def _instantiate_open(u: Term, env: Env) -> Term:
-    if not touched(u, env):
-        return u
-
-    def open_(u):
-        if isinstance(u, LAZY):
-            u = _resolve(u)
-        if not touched(u, env):
-            return None, u
-        if isinstance(u, Var):
-            return None, env.get(u.name)
-        if isinstance(u, Lam):  # binders: the general substitution (no capture: closed images)
-            return None, subst(u, {x: env.get(x) for x in fv(u) if x in env})
-        return u.children(), u
-
-    return bottom_up(u, open_, remake)
 
 
 # ---- materialisation (for printing) ----------------------------------------------------

@@ -23,7 +23,6 @@ import shlex
 import sys
 from typing import Optional, TextIO
 
-from .reduction.machine import plug_all
 from .syntax.printer import pretty
 
 HELP = __doc__.split("::", 1)[1].rstrip()

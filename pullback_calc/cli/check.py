@@ -128,7 +128,7 @@ def run(args, out) -> int:
         from ..results.crosscheck import bind_free
         (source.typecheck(term) if args.at is None else
          output_count(term, args.at, source))
-        original, (term, given) = term, bind_free(term, source.free)
+        term, given = bind_free(term, source.free)
     if args.at is None:
         from ..typing import typecheck
         ty = typecheck(term, source.free, closed=not source.no_check)

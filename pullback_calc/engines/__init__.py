@@ -18,7 +18,7 @@ cost counters (``Costs``).  An engine that cannot express a construct raises
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from typing import Union
 
 from ..errors import JacobianError
 from ..syntax.terms import Term

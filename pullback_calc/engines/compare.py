@@ -168,7 +168,6 @@ def to_json(outcomes: list, point) -> dict:
 
 def artefacts(outcomes: list, unicode: bool = True) -> list[str]:
     """The P–S transformed term (one binding a line) and the tape."""
-    from ..syntax.printer import pretty
     lines = []
     for o in outcomes:
         if o.engine == "ps" and o.artefact is not None:

@@ -14,7 +14,7 @@ and a projection past the end is 0.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 from ..syntax import terms as T
 from ..testing import oracle

@@ -17,7 +17,7 @@ from typing import Optional
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
 from ..results.jacobian import (_function_type, _leaves, _points, _point_term, jacobian_rows,
                                 read_row, reduce)
-from ..syntax.terms import App, Lam, Num, Prim, Proj, Pullback, Tuple, Var
+from ..syntax.terms import App, Lam, Num, Prim, Proj, Pullback, Var
 from .common import EngineResult, costs_from_counter
 
 __all__ = ["jacobian", "value", "tally"]

@@ -70,7 +70,7 @@ class Tape:
             head += (f" at ({', '.join(show_num(v) for v in self.point)})"
                      f"{f', row {self.row}' if self.row else ''}: forward values and "
                      f"adjoints from the reduction ({self.steps} steps)")
-        rows = [(f"in", e.name, "", e) for e in self.inputs]
+        rows = [("in", e.name, "", e) for e in self.inputs]
         for e in self.entries:
             ops = " ".join(_short(o, unicode, width) for o in e.operands)
             rows.append((str(e.index), e.name, f"{e.operation} {ops}".rstrip(), e))

@@ -315,6 +315,25 @@ def test_signals_at_any_moment(sig, status, word, delay, tmp_path):
         (p.returncode, err)
 
 
+@pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"),
+                                             (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_while_the_command_line_loads(sig, status, word):
+    """The window the timed test above hits only on a busy machine, made
+    certain: the signal arrives while ``run`` imports the command line."""
+    probe = ("import builtins, os, sys\n"
+             "from pullback_calc import __main__ as entry\n"
+             "real = builtins.__import__\n"
+             "def slow(name, *a, **k):\n"
+             "    if name == 'cli':\n"
+             f"        os.kill(os.getpid(), {int(sig)})\n"
+             "    return real(name, *a, **k)\n"
+             "builtins.__import__ = slow\n"
+             "sys.exit(entry.run())\n")
+    r = subprocess.run([sys.executable, "-c", probe, "reduce", "-e", "1"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == status and r.stderr == f"pullback-calc: error: {word}\n", r
+
+
 # ---- 6. numbers ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text,col", [("1e400", 1), ("2 + 1e400", 5), ("-1e999", 2),

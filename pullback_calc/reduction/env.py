@@ -28,33 +28,33 @@ from ..syntax.terms import Proj, Term, Tuple, pattern_index
 def value_levels(v: Term, level: int) -> Optional[list]:
     """The values of the levels 0..level of an environment value, or None
     if v is not left-nested pairs that deep (e.g. a symbolic point)."""
-    c = v.__dict__.get("_vl")
+    c = v._vl if type(v) is Tuple else None
     if c is not None and c[1] == level:
         return c[0]
     chain = []
     u, lv = v, level
     while lv > 0:
-        c = u.__dict__.get("_vl")
+        c = u._vl if type(u) is Tuple else None
         if c is not None and c[1] == lv:
             break
         if not (isinstance(u, Tuple) and len(u.items) == 2):
             return None
         chain.append(u)
         u, lv = u.items[0], lv - 1
-    c = u.__dict__.get("_vl")
+    c = u._vl if type(u) is Tuple else None
     if c is not None and c[1] == lv:
         levels = c[0]
     else:
         levels = [u]
-        if "_vl" not in u.__dict__:
-            object.__setattr__(u, "_vl", (levels, lv))
+        if type(u) is Tuple and u._vl is None:  # (a base of another class keeps none)
+            u._vl = (levels, lv)
     for node in reversed(chain):
         lv += 1
         if len(levels) != lv:  # another chain extended this list: branch off
             levels = levels[:lv]
         levels.append(node.items[1])
-        if "_vl" not in node.__dict__:
-            object.__setattr__(node, "_vl", (levels, lv))
+        if node._vl is None:
+            node._vl = (levels, lv)
     return levels
 
 

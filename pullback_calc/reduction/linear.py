@@ -334,7 +334,7 @@ _SELF_ATOM, _SELF_CONST = _Single(False), _Single(True)
 
 
 def _cached_lc(t: Term) -> Optional[LC]:
-    lc = t.__dict__.get("_lcobj")
+    lc = t._lcobj
     if lc is None or isinstance(lc, LC):
         return lc
     return _lc_from_dict({ONE: t} if lc.const else {t: ONE})
@@ -369,12 +369,11 @@ def term_of(lc: LC) -> Term:
     if n == 1:
         a, k = next(iter(lc.coeffs.items()))
         t = _summand(a, k)
-        if "_lcobj" not in t.__dict__:
-            object.__setattr__(t, "_lcobj", _SELF_ATOM if t is a else
-                               _SELF_CONST if t is k else lc)
+        if t._lcobj is None:
+            t._lcobj = _SELF_ATOM if t is a else _SELF_CONST if t is k else lc
         return t
     t = Sum.lazy(lc.summands)
-    object.__setattr__(t, "_lcobj", lc)
+    t._lcobj = lc
     return t
 
 

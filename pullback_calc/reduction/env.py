@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..syntax.subst import fv, subst
-from ..syntax.terms import Proj, Term, Tuple, pattern_index
+from ..syntax.terms import Num, Prim, Proj, Term, Tuple, Var, pattern_index
 
 
 def value_levels(v: Term, level: int) -> Optional[list]:
@@ -96,11 +96,39 @@ class Env:
         """t[V/p], touching only the variables t uses."""
         if t is self.p:
             return V
+        tt = type(t)
+        if tt is Var or (tt is Prim and all(type(a) in _ATOMS for a in t.args)):
+            return self._at_atoms(t, V)
         names = [x for x in fv(t) if self.entry(x) is not None]
         if not names:
             return t
         levels = value_levels(V, self.level)
         return subst(t, {x: self.value(x, V, levels) for x in names})
+
+
+    def _at_atoms(self, t: Term, V: Term) -> Term:
+        """``at`` for a variable, or a function symbol applied to variables and
+        numerals (the usual elementary term and its operands): the node
+        ``subst`` would build, without the general substitution's walk."""
+        if type(t) is Var:
+            if self.entry(t.name) is None:
+                return t
+            return self.value(t.name, V, value_levels(V, self.level))
+        vals: dict = {}  # one image per variable, shared as subst shares it
+        args = []
+        for a in t.args:
+            if type(a) is Var and self.entry(a.name) is not None:
+                x = a.name
+                if x not in vals:
+                    if not vals:
+                        levels = value_levels(V, self.level)
+                    vals[x] = self.value(x, V, levels)
+                a = vals[x]
+            args.append(a)
+        return Prim(t.op, tuple(args), t.pos) if vals else t
+
+
+_ATOMS = (Var, Num)
 
 
 class PatVars:

@@ -194,9 +194,20 @@ def _term(cls):
            f"def _shape(self):\n    return (cls, {data_t}, {lens})\n"
            f"def _own_hash(self):\n    return hash(('{cls.__name__}', {data_t}, {kid_hashes}))\n"
            f"def __init__(self, {params}):\n{sets}{post}")
-    ns = {"cls": cls}
+    names = ["children", "_data", "_shape", "_own_hash", "__init__"]
+    if not kids:  # a leaf: equality and hash without the general walk (dict keys, atoms)
+        other_t = "(" + "".join(f"other.{n}, " for n in data) + ")"
+        src += (f"def __eq__(self, other):\n    if self is other:\n        return True\n"
+                f"    if type(other) is not cls:\n"
+                f"        return False if isinstance(other, Term) else NotImplemented\n"
+                f"    return {data_t} == {other_t}\n"
+                f"def __hash__(self):\n    h = self._hash\n    if h is None:\n"
+                f"        h = self._hash = hash(('{cls.__name__}', {data_t}, ()))\n"
+                f"    return h\n")
+        names += ["__eq__", "__hash__"]
+    ns = {"cls": cls, "Term": Term}
     exec(src, ns)
-    for name in ("children", "_data", "_shape", "_own_hash", "__init__"):
+    for name in names:
         fn = ns[name]
         fn.__qualname__ = f"{cls.__name__}.{name}"
         setattr(cls, name, fn)

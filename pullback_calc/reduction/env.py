@@ -84,7 +84,12 @@ class Env:
         return (1,) * (self.level - j) + ((2,) + inner if j > 0 else inner)
 
     def occurs(self, t: Term) -> bool:
-        return any(self.entry(x) is not None for x in fv(t))
+        names, level = self.index.names, self.level
+        for x in fv(t):  # (a loop, not any(): asked at every Jacobian step)
+            e = names.get(x)
+            if e is not None and e[0] <= level:
+                return True
+        return False
 
     def value(self, x: str, V: Term, levels) -> Term:
         j, inner = self.entry(x)

@@ -32,7 +32,7 @@ from ..deep import bottom_up
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
-                            remake)
+                            fresh, remake)
 
 from .env import PatVars
 
@@ -509,7 +509,6 @@ def share(coefficients: list) -> tuple[list, Term]:
     coefficient it enters: distributing the nested tangent
     c₁ × (A₁ ⊕ c₂ × (A₂ ⊕ c₃ × …)) of a fold gives the coefficients c₁c₂,
     c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps."""
-    from ..syntax.terms import fresh
     if len(coefficients) == 1 and not (isinstance(coefficients[0], Prim) and any(
             isinstance(a, Prim) for a in coefficients[0].args)):
         return [], list(coefficients)  # one operation (or none): nothing to share

@@ -616,9 +616,9 @@ def _redex_sum(t):
     return "3" if R.sum_needs_normalizing(t) else None
 
 
-_REDEX = {Prim: _redex_prim, App: lambda t: R.classify_app(t), Proj: _redex_proj,
-          Sum: _redex_sum, Tuple: lambda t: None, Jac: lambda t: R.classify_jac(t),
-          Dual: lambda t: R.classify_dual(t), Pullback: lambda t: R.classify_pullback(t)}
+_REDEX = {Prim: _redex_prim, App: R.classify_app, Proj: _redex_proj, Sum: _redex_sum,
+          Tuple: lambda t: None, Jac: R.classify_jac, Dual: R.classify_dual,
+          Pullback: R.classify_pullback}
 
 
 def _locate(t: Term, ctx: Optional[Ctx]):

@@ -75,6 +75,8 @@ def is_zero(v: Term) -> bool:
     f = v._flags
     if f & ISZERO_K:
         return bool(f & ISZERO)
+    if type(v) not in _ZERO_NODES:
+        return _zero_known(v)  # a leaf (a direction variable, a numeral, …): no walk
     stack = [(v, False)]  # post-order without recursion
     while stack:
         u, ready = stack.pop()
@@ -91,6 +93,9 @@ def is_zero(v: Term) -> bool:
             stack.append((u, True))
             stack.extend((k, False) for k in kids)
     return _zero_known(v)
+
+
+_ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts
 
 
 def _zero_kids(u: Term):

@@ -331,15 +331,14 @@ class Machine:
 
     # the loop ------------------------------------------------------------------------
     def _run(self, term: Term, trace: list) -> Term:
-        # one loop, no recursion: _down/_up return the next instruction
-        state = ("down", None, term, None)
+        # one loop, no recursion: _down/_up return the next instruction ("up",
+        # "redex" or "done"; _up goes down into the next node itself)
+        down, up = self._down, self._up
+        state = down(None, term)
         while True:
             kind, ctx, t, label = state
-            if kind == "down":
-                state = self._down(ctx, t)
-                continue
             if kind == "up":
-                state = self._up(ctx, t)
+                state = up(ctx, t)
                 continue
             if kind == "done":
                 return t
@@ -382,7 +381,7 @@ class Machine:
                 self.rule_counts[label] -= 1
                 if not self.rule_counts[label]:
                     del self.rule_counts[label]
-                state = ("up", ctx, _mark(t), None)
+                state = ("up", ctx, _mark(t), None)  # (after the finally below)
                 continue
             finally:
                 self._premises = outer
@@ -397,7 +396,7 @@ class Machine:
                 self.top_steps += 1
             if self.record:
                 trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
-            state = ("down", ctx, contractum, None)
+            state = down(ctx, contractum)
 
     def _contract(self, label: str, t: Term):
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
@@ -504,11 +503,10 @@ class Machine:
             if kind == "let-bound":
                 if is_let(t):
                     return ("redex", parent, node, "A-lift")
-                return ("down", Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body,
-                        None)
+                return self._down(Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body)
             if kind == "a-root":
                 t._flags |= ANF
-            return ("down", parent, node, None)
+            return self._down(parent, node)
 
 
 # ---- one node's evaluation order and its redex, by the node's class ---------------------

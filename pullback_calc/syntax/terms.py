@@ -42,17 +42,19 @@ class Pos:
 # (pattern_index, direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
 # ``_make_items`` (Sum.lazy).  Slots, not an instance dict: a node takes half
 # the memory, and reading a fact is one slot load.
+# A fact that may be unknown yet has two bits, "known" (X_K) and the fact (X).
+# The facts most nodes get fit in the low eight bits: CPython shares the int
+# objects up to 256, so a node's flags then take no memory of their own.
 NF = 1 << 0          # a value: the machine never looks inside again (machine.py)
 ANF = 1 << 1         # A-normal (areduction/anf.py, machine.py)
-SPINE = 1 << 2       # the let spine binds no name twice (rules.ensure_spine_unique)
-FRESH = 1 << 3       # an A-name's λ: its variable occurs nowhere else (anf.a_name)
-DERIVATIVE = 1 << 4  # a derivative term (engines/evaluator.py's role)
-# facts that may be unknown yet: a "known" bit and the fact's own bit
-CLOSED_K, CLOSED = 1 << 5, 1 << 6      # no free variable (reduction/delayed.closed)
-ISZERO_K, ISZERO = 1 << 7, 1 << 8      # a zero vector (rules.is_zero)
-HASLAZY_K, HASLAZY = 1 << 9, 1 << 10   # holds a lazy node (delayed.has_lazy)
-GROUND_K, GROUND = 1 << 11, 1 << 12    # ω at a ground value (rules._ground_functional)
-ELEM_K, ELEM = 1 << 13, 1 << 14        # elementary (anf.is_elementary)
+ELEM_K, ELEM = 1 << 2, 1 << 3          # elementary (anf.is_elementary)
+ISZERO_K, ISZERO = 1 << 4, 1 << 5      # a zero vector (rules.is_zero)
+CLOSED_K, CLOSED = 1 << 6, 1 << 7      # no free variable (reduction/delayed.closed)
+SPINE = 1 << 8       # the let spine binds no name twice (rules.ensure_spine_unique)
+FRESH = 1 << 9       # an A-name's λ: its variable occurs nowhere else (anf.a_name)
+GROUND_K, GROUND = 1 << 10, 1 << 11    # ω at a ground value (rules._ground_functional)
+HASLAZY_K, HASLAZY = 1 << 12, 1 << 13  # holds a lazy node (delayed.has_lazy)
+DERIVATIVE = 1 << 14  # a derivative term (engines/evaluator.py's role)
 
 
 class Term:

@@ -77,21 +77,22 @@ def is_zero(v: Term) -> bool:
         return bool(f & ISZERO)
     if type(v) not in _ZERO_NODES:
         return _zero_known(v)  # a leaf (a direction variable, a numeral, …): no walk
-    stack = [(v, False)]  # post-order without recursion
+    stack = [v]  # post-order without recursion
     while stack:
-        u, ready = stack.pop()
+        u = stack.pop()
         if u._flags & ISZERO_K:
             continue
         kids = _zero_kids(u)
         if kids is None:
             continue  # a leaf: answered by _zero_known
-        if ready:
-            u._flags |= (ISZERO_K | ISZERO) if all(_zero_known(k) for k in kids) else ISZERO_K
-        elif any(_zero_known(k) is False for k in kids):
+        known = [_zero_known(k) for k in kids]
+        if False in known:
             u._flags |= ISZERO_K  # a non-zero part: no need to look further
+        elif None not in known:  # (so on the way back up)
+            u._flags |= ISZERO_K | ISZERO
         else:
-            stack.append((u, True))
-            stack.extend((k, False) for k in kids)
+            stack.append(u)
+            stack.extend(kids)
     return _zero_known(v)
 
 

@@ -463,6 +463,14 @@ def _leaf_paths(p: Term) -> list[tuple[str, tuple]]:
     return out
 
 
+def _rebinds(names: dict, new: list, lvl: int) -> bool:
+    for n, _ in new:  # (a loop, not any(): a new pattern at every rule-8 step)
+        e = names.get(n)
+        if e is not None and e[0] < lvl:
+            return True
+    return False
+
+
 def pattern_index(p: Term) -> tuple[_Index, int]:
     """(index, level) of a pattern, built incrementally along its chain."""
     cached = p._pidx
@@ -481,7 +489,7 @@ def pattern_index(p: Term) -> tuple[_Index, int]:
     for node in reversed(chain):
         lvl += 1
         new = _leaf_paths(node.items[1])
-        if idx.top != lvl - 1 or any(n in idx.names and idx.names[n][0] < lvl for n, _ in new):
+        if idx.top != lvl - 1 or _rebinds(idx.names, new, lvl):
             # another chain extended this index already, or a name is re-bound
             idx = _Index({n: e for n, e in idx.names.items() if e[0] < lvl}, lvl - 1)
         for n, path in new:

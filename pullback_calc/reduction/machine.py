@@ -248,22 +248,20 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
     by rule 1, for rule lift) -- None: neither.  ``_scan`` on the node
     remembers how many leading items are known to be neither, so a wide node
     is not rescanned from its first item at every visit."""
-    start = t._scan
-    for i in range(start, len(items)):
+    i = start = t._scan
+    n = len(items)
+    while i < n:
         u = items[i]
         if not u._flags & NF:
             if type(u) not in _LEAVES:
-                if i != start:
-                    t._scan = i
-                return i
+                break
             u._flags |= NF  # a variable, numeral, 𝟎 or λ: a value, no frame needed
         if stop is not None and stop(u):
-            if i != start:
-                t._scan = i
-            return i
-    if start != len(items):
-        t._scan = len(items)
-    return None
+            break
+        i += 1
+    if i != start:
+        t._scan = i
+    return i if i < n else None
 
 
 # ---- the machine ----------------------------------------------------------------------
@@ -367,8 +365,10 @@ class Machine:
             outer = self._premises
             self._premises = prem
             try:
-                label, contractum = R.apply_decision(label, self._contract(label, t), prem,
-                                                     self.rule_counts)
+                contractum = self._contract(label, t)
+                if type(contractum) is R.Decided:  # (a rule that decided its own label)
+                    label, contractum = R.apply_decision(label, contractum, prem,
+                                                         self.rule_counts)
             except StepBudgetExceeded as e:  # in a premise: the main derivation's state
                 self._stash(e, ctx, t, label)
                 raise

@@ -110,7 +110,6 @@ class Env:
         levels = value_levels(V, self.level)
         return subst(t, {x: self.value(x, V, levels) for x in names})
 
-
     def _at_atoms(self, t: Term, V: Term) -> Term:
         """``at`` for a variable, or a function symbol applied to variables and
         numerals (the usual elementary term and its operands): the node

@@ -381,8 +381,8 @@ class Machine:
                 self.rule_counts[label] -= 1
                 if not self.rule_counts[label]:
                     del self.rule_counts[label]
-                state = ("up", ctx, _mark(t), None)  # (after the finally below)
-                continue
+                state = ("up", ctx, _mark(t), None)  # (the loop ascends, once the
+                continue                                # finally restored the premises)
             finally:
                 self._premises = outer
             if isinstance(contractum, Term) and contractum.pos is None:

@@ -124,18 +124,18 @@ def bottom_up(root, open_, close):
 def cached_hash(root, parts, key) -> int:
     """The hash of a tree, cached on each node as ``_hash``, post-order without
     recursion: ``parts(node)`` are its children, ``key(node)`` the rest it hashes."""
-    h = root.__dict__.get("_hash")
+    h = getattr(root, "_hash", None)
     if h is not None:
         return h
     stack: list = [(root, False)]
     while stack:
         t, ready = stack.pop()
-        if "_hash" in t.__dict__:
+        if getattr(t, "_hash", None) is not None:
             continue
         if ready:
-            hv = hash((key(t), tuple(c.__dict__["_hash"] for c in parts(t))))
+            hv = hash((key(t), tuple(c._hash for c in parts(t))))
             object.__setattr__(t, "_hash", hv)
         else:
             stack.append((t, True))
-            stack.extend((c, False) for c in parts(t) if "_hash" not in c.__dict__)
-    return root.__dict__["_hash"]
+            stack.extend((c, False) for c in parts(t) if getattr(c, "_hash", None) is None)
+    return root._hash

@@ -7,6 +7,7 @@ trace never builds the eager terms, and that evaluating a let chain costs
 linear work in its length."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from pullback_calc.reduction import machine as M
 from pullback_calc.reduction import rules as R
 from pullback_calc.rendering import format_trace
 from pullback_calc.syntax.subst import fv
-from pullback_calc.syntax.terms import App, Lam, Num, subterms
+from pullback_calc.syntax.terms import CLOSED, CLOSED_K, App, Lam, Num, subterms
 from pullback_calc.testing import strategies as S
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -48,7 +49,7 @@ PROGRAMS = [
 def _copy(t):
     """t rebuilt node by node: no cached facts shared between two runs."""
     if not t.children():
-        return type(t)(**{k: v for k, v in t.__dict__.items() if not k.startswith("_")})
+        return type(t)(**{f.name: getattr(t, f.name) for f in dataclasses.fields(t)})
     if isinstance(t, Lam):
         return Lam(t.pat, _copy(t.body), t.ann, t.pos)
     return D._rebuild(t, [_copy(c) for c in t.children()])
@@ -176,8 +177,8 @@ def test_closedness_agrees_with_free_variables(t):
     nodes = list(subterms(t))
     expect = {id(u): not fv(u) for u in nodes}
     for u in nodes:  # fresh copies: no cached _fv
-        u.__dict__.pop("_fv", None)
-        u.__dict__.pop("_closed", None)
+        u._fv = None
+        u._flags &= ~(CLOSED_K | CLOSED)
     assert D.closed(t) == expect[id(t)]
     for u in nodes:
         assert D.closed(u) == expect[id(u)]

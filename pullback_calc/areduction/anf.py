@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..syntax.subst import fv, rename_apart
-from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
-                            Var, Zero, fresh, is_let)
+from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, App, Dual, Jac, Lam, Num, Prim, Proj,
+                            Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let)
 
 
 def is_atom(t: Term) -> bool:
@@ -37,10 +37,11 @@ def is_atom(t: Term) -> bool:
 def is_elementary(t: Term) -> bool:
     """(Cached on the node: terms are immutable, and the machine asks at
     every step about the same bodies.)"""
-    r = t.__dict__.get("_el")
-    if r is None:
-        r = _is_elementary(t)
-        t.__dict__["_el"] = r
+    f = t._flags
+    if f & ELEM_K:
+        return bool(f & ELEM)
+    r = _is_elementary(t)
+    t._flags = t._flags | (ELEM_K | ELEM if r else ELEM_K)
     return r
 
 
@@ -75,11 +76,11 @@ def is_let_series(t: Term) -> bool:
 
 def is_a_normal(body: Term) -> bool:
     """Cached: the body of a λ under Ω or J needs no more A-reduction."""
-    r = body.__dict__.get("_anf")
-    if r is None:
-        r = is_elementary(body) or is_let_series(body)
-        if r:
-            object.__setattr__(body, "_anf", True)
+    if body._flags & ANF:
+        return True
+    r = is_elementary(body) or is_let_series(body)
+    if r:
+        body._flags |= ANF
     return r
 
 
@@ -138,7 +139,7 @@ def a_name(t: Term) -> Term:
         if not is_atom(op):
             x = Var(fresh(_base_name(op)))
             lam = Lam(x, _replace(t, slot, x))
-            object.__setattr__(lam, "_fresh", True)  # x occurs nowhere else: A-lift needs no check
+            lam._flags |= FRESH  # x occurs nowhere else: A-lift needs no check
             return App(lam, op, t.pos)
     raise ValueError("A-name: no operand to name")  # the machine never asks
 
@@ -146,7 +147,7 @@ def a_name(t: Term) -> Term:
 def a_lift(t: Term) -> Term:
     """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L."""
     outer, inner = t.fun, t.arg
-    if inner.fun.__dict__.get("_fresh"):
+    if inner.fun._flags & FRESH:
         r, m = inner.fun.pat, inner.fun.body
     else:  # a let the user wrote: r must not capture a free variable of L
         r, m = rename_apart(inner.fun.pat, inner.fun.body, fv(outer.body))

@@ -57,11 +57,11 @@ def bind(pat: T.Term, value, out: dict) -> None:
 def role_of(t: T.Term) -> str:
     """"derivative" for the arithmetic an engine generated to differentiate
     (marked on the node), "primal" for the program's own."""
-    return t.__dict__.get("_role", "primal")
+    return "derivative" if t._flags & T.DERIVATIVE else "primal"
 
 
 def mark_derivative(t: T.Term) -> T.Term:
-    object.__setattr__(t, "_role", "derivative")
+    t._flags |= T.DERIVATIVE
     return t
 
 

@@ -138,7 +138,7 @@ def anf(t: T.Term, names: _Names, env: dict, out: list) -> str:
         args = tuple(T.Var(anf(a, names, env, out)) for a in t.args)
         z = names.primal(t.op)
         node = T.Prim(t.op, args)
-        if t.__dict__.get("_role") == "derivative":
+        if t._flags & T.DERIVATIVE:
             mark_derivative(node)
         out.append(Bind(z, node))
         return z
@@ -162,7 +162,7 @@ def anf(t: T.Term, names: _Names, env: dict, out: list) -> str:
         items = tuple(T.Var(anf(a, names, env, out)) for a in t.items)
         z = names.primal("sum")
         node = T.Sum(items)
-        if t.__dict__.get("_role") == "derivative":
+        if t._flags & T.DERIVATIVE:
             mark_derivative(node)
         out.append(Bind(z, node))
         return z

@@ -48,8 +48,9 @@ from typing import Optional
 
 from ..deep import bottom_up
 from ..syntax.subst import bind_pattern, fv, subst
-from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple,
-                            Var, Zero, pattern_vars, remake)
+from ..syntax.terms import (CLOSED, CLOSED_K, HASLAZY, HASLAZY_K, App, Dual, Jac, Lam, Num,
+                            Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, pattern_vars,
+                            remake)
 
 _BIG = 1 << 60
 
@@ -110,6 +111,8 @@ class Closure:
     terms: ``beta``) term may have other free variables, which env leaves
     alone, and "touched" is read off the free-variable sets (``touched``)."""
 
+    _flags = 0  # (the machine reads a term's flags on whatever is in a hole)
+
     def __init__(self, term: Term, env: Env, total: bool = True):
         self.term, self.env, self.total = term, env, total
         self.pushed: Optional[Term] = None
@@ -118,6 +121,8 @@ class Closure:
 class LetBody:
     """The body ``term[env]`` of a let whose variables ``names`` stay free
     (``total`` as for a Closure: then only they)."""
+
+    _flags = 0  # (as Closure's)
 
     def __init__(self, term: Term, env: Env, names: list, total: bool = True):
         self.term, self.env, self.names, self.total = term, env, names, total
@@ -128,28 +133,25 @@ LAZY = (Closure, LetBody)
 
 
 def _flag_closed(t: Term) -> Term:
-    d = t.__dict__
-    d_set = object.__setattr__
-    d_set(t, "_closed", True)
-    if "_fv" not in d:
-        d_set(t, "_fv", frozenset())
+    t._flags |= CLOSED_K | CLOSED
+    if t._fv is None:
+        t._fv = frozenset()
     return t
 
 
 # ---- closedness -----------------------------------------------------------------------
 
 def closed(t: Term) -> bool:
-    """Has t no free variable?  Cached on every node visited (``_closed``); one
+    """Has t no free variable?  Cached on every node visited (``CLOSED``); one
     pass with binder depths, no free-variable sets."""
-    d = t.__dict__
-    c = d.get("_closed")
-    if c is not None:
-        return c
-    f = d.get("_fv")
+    c = t._flags
+    if c & CLOSED_K:
+        return bool(c & CLOSED)
+    f = t._fv
     if f is not None:
         return not f
     _closedness(t)
-    return t.__dict__["_closed"]
+    return bool(t._flags & CLOSED)
 
 
 def _closedness(root: Term) -> None:
@@ -159,7 +161,6 @@ def _closedness(root: Term) -> None:
     scope: dict[str, list] = {}
     top = [_BIG]
     stack: list = [(root, 0, top, None)]
-    setattr_ = object.__setattr__
     while stack:
         u, depth, acc, own = stack.pop()
         if own is not None:  # exit of u
@@ -167,28 +168,26 @@ def _closedness(root: Term) -> None:
                 for x in pattern_vars(u.pat):
                     scope[x].pop()
             m = own[0]
-            setattr_(u, "_closed", m > depth)
+            u._flags = (u._flags & ~CLOSED) | (CLOSED_K | CLOSED if m > depth else CLOSED_K)
             if m < acc[0]:
                 acc[0] = m
             continue
-        d = u.__dict__
-        if d.get("_closed") is True:
+        if u._flags & CLOSED:
             continue
         if isinstance(u, Var):
             lv = scope.get(u.name)
             m = lv[-1] if lv else 0
-            if "_closed" not in d:
-                setattr_(u, "_closed", False)
+            u._flags |= CLOSED_K  # (a variable is open)
             if m < acc[0]:
                 acc[0] = m
             continue
         if isinstance(u, (Num, Zero)):
-            setattr_(u, "_closed", True)
+            u._flags |= CLOSED_K | CLOSED
             continue
-        f = d.get("_fv")
+        f = u._fv
         if f is not None:  # free variables known: their levels here
             if not f:
-                setattr_(u, "_closed", True)
+                u._flags |= CLOSED_K | CLOSED
                 continue
             m = _BIG
             for x in f:
@@ -267,7 +266,7 @@ def _push_open(u: Term, env: Env) -> Term:
 
 def touched(u: Term, env: Env) -> bool:
     """Does substituting env change u (some free variable of u bound in env)?"""
-    if u.__dict__.get("_closed") is True:
+    if u._flags & CLOSED:
         return False
     return any(x in env for x in fv(u))
 
@@ -365,25 +364,25 @@ def _kids(u: Term) -> tuple:
 
 
 def has_lazy(t) -> bool:
-    """Does t contain a lazy node?  Cached on nodes (``_lz``)."""
+    """Does t contain a lazy node?  Cached on nodes (``HASLAZY``)."""
     if isinstance(t, LAZY):
         return True
-    r = t.__dict__.get("_lz")
-    if r is not None:
-        return r
+    f = t._flags
+    if f & HASLAZY_K:
+        return bool(f & HASLAZY)
     stack = [(t, False)]
     while stack:
         u, ready = stack.pop()
-        if isinstance(u, LAZY) or "_lz" in u.__dict__:
+        if isinstance(u, LAZY) or u._flags & HASLAZY_K:
             continue
         ks = _kids(u)
         if ready:
-            object.__setattr__(u, "_lz", any(
-                isinstance(k, LAZY) or k.__dict__["_lz"] for k in ks))
+            lazy = any(isinstance(k, LAZY) or k._flags & HASLAZY for k in ks)
+            u._flags |= (HASLAZY_K | HASLAZY) if lazy else HASLAZY_K
         else:
             stack.append((u, True))
             stack.extend((k, False) for k in ks)
-    return t.__dict__["_lz"]
+    return bool(t._flags & HASLAZY)
 
 
 def materialise(t):

@@ -22,39 +22,39 @@ from __future__ import annotations
 from typing import Optional
 
 from ..syntax.subst import fv, subst
-from ..syntax.terms import Proj, Term, Tuple, pattern_index
+from ..syntax.terms import Num, Prim, Proj, Term, Tuple, Var, pattern_index
 
 
 def value_levels(v: Term, level: int) -> Optional[list]:
     """The values of the levels 0..level of an environment value, or None
     if v is not left-nested pairs that deep (e.g. a symbolic point)."""
-    c = v.__dict__.get("_vl")
+    c = v._vl if type(v) is Tuple else None
     if c is not None and c[1] == level:
         return c[0]
     chain = []
     u, lv = v, level
     while lv > 0:
-        c = u.__dict__.get("_vl")
+        c = u._vl if type(u) is Tuple else None
         if c is not None and c[1] == lv:
             break
         if not (isinstance(u, Tuple) and len(u.items) == 2):
             return None
         chain.append(u)
         u, lv = u.items[0], lv - 1
-    c = u.__dict__.get("_vl")
+    c = u._vl if type(u) is Tuple else None
     if c is not None and c[1] == lv:
         levels = c[0]
     else:
         levels = [u]
-        if "_vl" not in u.__dict__:
-            object.__setattr__(u, "_vl", (levels, lv))
+        if type(u) is Tuple and u._vl is None:  # (a base of another class keeps none)
+            u._vl = (levels, lv)
     for node in reversed(chain):
         lv += 1
         if len(levels) != lv:  # another chain extended this list: branch off
             levels = levels[:lv]
         levels.append(node.items[1])
-        if "_vl" not in node.__dict__:
-            object.__setattr__(node, "_vl", (levels, lv))
+        if node._vl is None:
+            node._vl = (levels, lv)
     return levels
 
 
@@ -84,7 +84,12 @@ class Env:
         return (1,) * (self.level - j) + ((2,) + inner if j > 0 else inner)
 
     def occurs(self, t: Term) -> bool:
-        return any(self.entry(x) is not None for x in fv(t))
+        names, level = self.index.names, self.level
+        for x in fv(t):  # (a loop, not any(): asked at every Jacobian step)
+            e = names.get(x)
+            if e is not None and e[0] <= level:
+                return True
+        return False
 
     def value(self, x: str, V: Term, levels) -> Term:
         j, inner = self.entry(x)
@@ -96,11 +101,38 @@ class Env:
         """t[V/p], touching only the variables t uses."""
         if t is self.p:
             return V
+        tt = type(t)
+        if tt is Var or (tt is Prim and all(type(a) in _ATOMS for a in t.args)):
+            return self._at_atoms(t, V)
         names = [x for x in fv(t) if self.entry(x) is not None]
         if not names:
             return t
         levels = value_levels(V, self.level)
         return subst(t, {x: self.value(x, V, levels) for x in names})
+
+    def _at_atoms(self, t: Term, V: Term) -> Term:
+        """``at`` for a variable, or a function symbol applied to variables and
+        numerals (the usual elementary term and its operands): the node
+        ``subst`` would build, without the general substitution's walk."""
+        if type(t) is Var:
+            if self.entry(t.name) is None:
+                return t
+            return self.value(t.name, V, value_levels(V, self.level))
+        vals: dict = {}  # one image per variable, shared as subst shares it
+        args = []
+        for a in t.args:
+            if type(a) is Var and self.entry(a.name) is not None:
+                x = a.name
+                if x not in vals:
+                    if not vals:
+                        levels = value_levels(V, self.level)
+                    vals[x] = self.value(x, V, levels)
+                a = vals[x]
+            args.append(a)
+        return Prim(t.op, tuple(args), t.pos) if vals else t
+
+
+_ATOMS = (Var, Num)
 
 
 class PatVars:

@@ -32,7 +32,7 @@ from ..deep import bottom_up
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
-                            remake)
+                            fresh, remake)
 
 from .env import PatVars
 
@@ -334,7 +334,7 @@ _SELF_ATOM, _SELF_CONST = _Single(False), _Single(True)
 
 
 def _cached_lc(t: Term) -> Optional[LC]:
-    lc = t.__dict__.get("_lcobj")
+    lc = t._lcobj
     if lc is None or isinstance(lc, LC):
         return lc
     return _lc_from_dict({ONE: t} if lc.const else {t: ONE})
@@ -369,12 +369,11 @@ def term_of(lc: LC) -> Term:
     if n == 1:
         a, k = next(iter(lc.coeffs.items()))
         t = _summand(a, k)
-        if "_lcobj" not in t.__dict__:
-            object.__setattr__(t, "_lcobj", _SELF_ATOM if t is a else
-                               _SELF_CONST if t is k else lc)
+        if t._lcobj is None:
+            t._lcobj = _SELF_ATOM if t is a else _SELF_CONST if t is k else lc
         return t
     t = Sum.lazy(lc.summands)
-    object.__setattr__(t, "_lcobj", lc)
+    t._lcobj = lc
     return t
 
 
@@ -510,7 +509,6 @@ def share(coefficients: list) -> tuple[list, Term]:
     coefficient it enters: distributing the nested tangent
     c₁ × (A₁ ⊕ c₂ × (A₂ ⊕ c₃ × …)) of a fold gives the coefficients c₁c₂,
     c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps."""
-    from ..syntax.terms import fresh
     if len(coefficients) == 1 and not (isinstance(coefficients[0], Prim) and any(
             isinstance(a, Prim) for a in coefficients[0].args)):
         return [], list(coefficients)  # one operation (or none): nothing to share

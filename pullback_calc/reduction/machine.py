@@ -29,8 +29,8 @@ from typing import Optional
 from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import ReductionError, StepBudgetExceeded
-from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, fresh_scope, is_let)
+from ..syntax.terms import (ANF, NF, SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
+                            Term, Tuple, Var, Zero, fresh_scope, is_let)
 from . import delayed as D
 from . import gcpause
 from . import rules as R
@@ -112,9 +112,7 @@ class Ctx:
         if k == "a-root":
             lam = n.lam if isinstance(n, Jac) else n.fun
             new = Lam(lam.pat, t, lam.ann, lam.pos)
-            for attr in ("_spine",):
-                if attr in lam.__dict__:
-                    object.__setattr__(new, attr, lam.__dict__[attr])
+            new._flags |= lam._flags & SPINE
             return Jac(new, n.along, n.pos) if isinstance(n, Jac) else Pullback(new, n.form, n.pos)
         raise AssertionError(k)
 
@@ -236,12 +234,12 @@ class Step:
 
 
 def _mark(t: Term) -> Term:
-    t.__dict__["_nf"] = True
+    t._flags |= NF
     return t
 
 
 def _nf(t: Term) -> bool:
-    return "_nf" in t.__dict__
+    return bool(t._flags & NF)
 
 
 def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
@@ -250,20 +248,20 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
     by rule 1, for rule lift) -- None: neither.  ``_scan`` on the node
     remembers how many leading items are known to be neither, so a wide node
     is not rescanned from its first item at every visit."""
-    d = t.__dict__
-    start = d.get("_scan", 0)
-    for i in range(start, len(items)):
+    i = start = t._scan
+    n = len(items)
+    while i < n:
         u = items[i]
-        ud = u.__dict__
-        if "_nf" not in ud and type(u) in _LEAVES:
-            ud["_nf"] = True  # a variable, numeral, 𝟎 or λ: a value, no frame needed
-        if "_nf" not in ud or (stop is not None and stop(u)):
-            if i != start:
-                d["_scan"] = i
-            return i
-    if start != len(items):
-        d["_scan"] = len(items)
-    return None
+        if not u._flags & NF:
+            if type(u) not in _LEAVES:
+                break
+            u._flags |= NF  # a variable, numeral, 𝟎 or λ: a value, no frame needed
+        if stop is not None and stop(u):
+            break
+        i += 1
+    if i != start:
+        t._scan = i
+    return i if i < n else None
 
 
 # ---- the machine ----------------------------------------------------------------------
@@ -331,15 +329,14 @@ class Machine:
 
     # the loop ------------------------------------------------------------------------
     def _run(self, term: Term, trace: list) -> Term:
-        # one loop, no recursion: _down/_up return the next instruction
-        state = ("down", None, term, None)
+        # one loop, no recursion: _down/_up return the next instruction ("up",
+        # "redex" or "done"; _up goes down into the next node itself)
+        down, up = self._down, self._up
+        state = down(None, term)
         while True:
             kind, ctx, t, label = state
-            if kind == "down":
-                state = self._down(ctx, t)
-                continue
             if kind == "up":
-                state = self._up(ctx, t)
+                state = up(ctx, t)
                 continue
             if kind == "done":
                 return t
@@ -368,8 +365,10 @@ class Machine:
             outer = self._premises
             self._premises = prem
             try:
-                label, contractum = R.apply_decision(label, self._contract(label, t), prem,
-                                                     self.rule_counts)
+                contractum = self._contract(label, t)
+                if type(contractum) is R.Decided:  # (a rule that decided its own label)
+                    label, contractum = R.apply_decision(label, contractum, prem,
+                                                         self.rule_counts)
             except StepBudgetExceeded as e:  # in a premise: the main derivation's state
                 self._stash(e, ctx, t, label)
                 raise
@@ -382,8 +381,8 @@ class Machine:
                 self.rule_counts[label] -= 1
                 if not self.rule_counts[label]:
                     del self.rule_counts[label]
-                state = ("up", ctx, _mark(t), None)
-                continue
+                state = ("up", ctx, _mark(t), None)  # (the loop ascends, once the
+                continue                                # finally restored the premises)
             finally:
                 self._premises = outer
             if isinstance(contractum, Term) and contractum.pos is None:
@@ -392,12 +391,12 @@ class Machine:
                 # 15's partial derivatives: the function symbol they come from)
                 pos = t.pos if t.pos is not None or label != "15" else _locate(t, None)
                 if pos is not None:
-                    object.__setattr__(contractum, "pos", pos)
+                    contractum.pos = pos
             if self._level == 0:
                 self.top_steps += 1
             if self.record:
                 trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
-            state = ("down", ctx, contractum, None)
+            state = down(ctx, contractum)
 
     def _contract(self, label: str, t: Term):
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
@@ -425,11 +424,10 @@ class Machine:
                     ctx, t = r[1], r[2]
                     continue
                 return r
-            d = t.__dict__
-            if "_nf" in d:
+            if t._flags & NF:
                 return ("up", ctx, t, None)
             if tt in _LEAVES:
-                d["_nf"] = True
+                t._flags |= NF
                 return ("up", ctx, t, None)
             child = _CHILD.get(tt)
             if child is None:
@@ -443,7 +441,7 @@ class Machine:
             label = _REDEX[tt](t)
             if label is not None:
                 return ("redex", ctx, t, label)
-            d["_nf"] = True
+            t._flags |= NF
             return ("up", ctx, t, None)
 
     def _child(self, ctx, t):
@@ -476,7 +474,7 @@ class Machine:
     def _down_a(self, ctx: Ctx, t: Term):
         """In an A-context hole: a redex, a frame to push, or None (done here)."""
         position, bound = self._position(ctx)
-        if position == "root" and "_anf" in t.__dict__:
+        if position == "root" and t._flags & ANF:
             return None
         if is_let(t) and position != "bound":
             if is_let(t.arg):
@@ -496,21 +494,19 @@ class Machine:
                 return ("done", None, t, None)
             parent, kind = ctx.parent, ctx.kind
             node = ctx.node if ctx.h is t else ctx.plug(t)
-            if kind in _SCANNED and "_nf" in t.__dict__ \
-                    and node.__dict__.get("_scan", 0) <= ctx.index \
+            if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
                     and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
-                node.__dict__["_scan"] = ctx.index + 1  # its items up to t are values
+                node._scan = ctx.index + 1  # its items up to t are values
             if kind == "let-body":
                 t, ctx = node, parent
                 continue
             if kind == "let-bound":
                 if is_let(t):
                     return ("redex", parent, node, "A-lift")
-                return ("down", Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body,
-                        None)
+                return self._down(Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body)
             if kind == "a-root":
-                t.__dict__["_anf"] = True
-            return ("down", parent, node, None)
+                t._flags |= ANF
+            return self._down(parent, node)
 
 
 # ---- one node's evaluation order and its redex, by the node's class ---------------------
@@ -525,20 +521,20 @@ def _child_prim(ctx, t):
 
 def _child_app(ctx, t):
     fun, arg = t.fun, t.arg
-    if "_nf" not in fun.__dict__:
+    if not fun._flags & NF:
         if type(fun) not in _LEAVES:
             return Ctx("app-fun", t, 0, ctx, fun), fun
-        fun.__dict__["_nf"] = True  # a leaf is a value: marked without a frame
+        fun._flags |= NF  # a leaf is a value: marked without a frame
     kept = R.kept_let
     if kept(fun):
         return LIFT
-    if "_nf" not in arg.__dict__:
+    if not arg._flags & NF:
         if type(arg) not in _LEAVES:
             return Ctx("app-arg", t, 1, ctx, arg), arg
-        arg.__dict__["_nf"] = True
+        arg._flags |= NF
     if kept(arg):
         return LIFT
-    if type(fun) is Lam and "_nf" not in fun.body.__dict__ and R.is_inert(arg):
+    if type(fun) is Lam and not fun.body._flags & NF and R.is_inert(arg):
         if isinstance(fun.body, D.LetBody):  # its substitution was delayed
             t = D.forced_let(t)
         return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
@@ -552,11 +548,11 @@ def _child_items(ctx, t):
     if i is None:
         return None
     a = items[i]
-    return LIFT if "_nf" in a.__dict__ else (Ctx("tuple" if tup else "sum", t, i, ctx, a), a)
+    return LIFT if a._flags & NF else (Ctx("tuple" if tup else "sum", t, i, ctx, a), a)
 
 
 def _child_proj(ctx, t):
-    if "_nf" not in t.arg.__dict__:
+    if not t.arg._flags & NF:
         return Ctx("proj", t, 0, ctx, t.arg), t.arg
     return LIFT if R.kept_let(t.arg) else None
 
@@ -564,31 +560,31 @@ def _child_proj(ctx, t):
 def _child_jac(ctx, t):
     if not is_a_normal(t.lam.body):
         return Ctx("a-root", t, 0, ctx, t.lam.body), t.lam.body
-    if "_nf" not in t.along.__dict__:
+    if not t.along._flags & NF:
         return Ctx("jac-along", t, 1, ctx, t.along), t.along
     return LIFT if R.kept_let(t.along) else None
 
 
 def _child_dual(ctx, t):
-    if "_nf" not in t.functional.__dict__:
+    if not t.functional._flags & NF:
         return Ctx("dual-fun", t, 1, ctx, t.functional), t.functional
     if R.kept_let(t.functional):
         return LIFT
     body = t.lam.body
-    if "_nf" not in body.__dict__:
+    if not body._flags & NF:
         return Ctx("dual-body", t, 0, ctx, body), body
     return None
 
 
 def _child_pullback(ctx, t):
     fun = t.fun
-    if "_nf" not in fun.__dict__:
+    if not fun._flags & NF:
         return Ctx("pb-fun", t, 0, ctx, fun), fun
     if R.kept_let(fun):
         return LIFT
     if type(fun) is Lam and not is_a_normal(fun.body):
         return Ctx("a-root", t, 0, ctx, fun.body), fun.body
-    if "_nf" not in t.form.__dict__:
+    if not t.form._flags & NF:
         return Ctx("pb-form", t, 1, ctx, t.form), t.form
     return LIFT if R.kept_let(t.form) else None
 
@@ -618,9 +614,9 @@ def _redex_sum(t):
     return "3" if R.sum_needs_normalizing(t) else None
 
 
-_REDEX = {Prim: _redex_prim, App: lambda t: R.classify_app(t), Proj: _redex_proj,
-          Sum: _redex_sum, Tuple: lambda t: None, Jac: lambda t: R.classify_jac(t),
-          Dual: lambda t: R.classify_dual(t), Pullback: lambda t: R.classify_pullback(t)}
+_REDEX = {Prim: _redex_prim, App: R.classify_app, Proj: _redex_proj, Sum: _redex_sum,
+          Tuple: lambda t: None, Jac: R.classify_jac, Dual: R.classify_dual,
+          Pullback: R.classify_pullback}
 
 
 def _locate(t: Term, ctx: Optional[Ctx]):

@@ -18,8 +18,9 @@ from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
-from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, ZERO, direction_pattern, formal_sum, fresh, is_let, pattern_vars)
+from ..syntax.terms import (ANF, GROUND, GROUND_K, ISZERO, ISZERO_K, SPINE, App, Dual, Jac, Lam,
+                            Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, ZERO,
+                            direction_pattern, formal_sum, fresh, is_let, pattern_vars)
 from . import linear
 from .env import Env, PatVars
 
@@ -68,28 +69,34 @@ def is_zero(v: Term) -> bool:
     """A zero vector: 𝟎, the numeral 0, a tuple of zeros, or an operator
     applied along / pulling back a zero (J(λq.S)·0, Ω(S)0, (λq.S)⋆0).
 
-    The answer is cached on tuple and operator nodes (``_zero``, like the
-    machine's ``_nf``): terms are immutable, and rule 8 nests pullbacks one
+    The answer is cached on tuple and operator nodes (the ``ISZERO`` flag, like the
+    machine's ``NF``): terms are immutable, and rule 8 nests pullbacks one
     level per let, so without the cache every step would walk the nest."""
-    c = v.__dict__.get("_zero")
-    if c is not None:
-        return c
-    stack = [(v, False)]  # post-order without recursion
+    f = v._flags
+    if f & ISZERO_K:
+        return bool(f & ISZERO)
+    if type(v) not in _ZERO_NODES:
+        return _zero_known(v)  # a leaf (a direction variable, a numeral, …): no walk
+    stack = [v]  # post-order without recursion
     while stack:
-        u, ready = stack.pop()
-        if "_zero" in u.__dict__:
+        u = stack.pop()
+        if u._flags & ISZERO_K:
             continue
         kids = _zero_kids(u)
         if kids is None:
             continue  # a leaf: answered by _zero_known
-        if ready:
-            object.__setattr__(u, "_zero", all(_zero_known(k) for k in kids))
-        elif any(_zero_known(k) is False for k in kids):
-            object.__setattr__(u, "_zero", False)  # a non-zero part: no need to look further
+        known = [_zero_known(k) for k in kids]
+        if False in known:
+            u._flags |= ISZERO_K  # a non-zero part: no need to look further
+        elif None not in known:  # (so on the way back up)
+            u._flags |= ISZERO_K | ISZERO
         else:
-            stack.append((u, True))
-            stack.extend((k, False) for k in kids)
+            stack.append(u)
+            stack.extend(kids)
     return _zero_known(v)
+
+
+_ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts
 
 
 def _zero_kids(u: Term):
@@ -112,7 +119,8 @@ def _zero_known(u: Term) -> Optional[bool]:
     if isinstance(u, Num):
         return u.value == 0.0
     if isinstance(u, (Tuple, Jac, Pullback, Dual)):
-        return u.__dict__.get("_zero")
+        f = u._flags
+        return bool(f & ISZERO) if f & ISZERO_K else None
     return False
 
 
@@ -121,7 +129,7 @@ def _elementary_body(lam: Lam) -> bool:
 
 
 def _flag_anf(t: Term) -> Term:
-    object.__setattr__(t, "_anf", True)
+    t._flags |= ANF
     return t
 
 
@@ -129,7 +137,7 @@ def ensure_spine_unique(lam: Lam) -> Lam:
     """α-rename let binders on the spine of λp.L that repeat a variable of p
     or of an earlier let, so that rule 8's ⟨p, x⟩ never binds a name twice.
     Done once per pullback (rules 8 and 8J pass the flag on)."""
-    if lam.__dict__.get("_spine"):
+    if lam._flags & SPINE:
         return lam
     seen = set(pattern_vars(lam.pat))
     spine: list[tuple[Term, Term, object]] = []  # (pattern, bound, ann)
@@ -149,7 +157,7 @@ def ensure_spine_unique(lam: Lam) -> Lam:
         for q, bound, ann in reversed(spine):
             t = App(Lam(q, t, ann), bound)
         lam = Lam(lam.pat, _flag_anf(t), lam.ann, lam.pos)
-    object.__setattr__(lam, "_spine", True)
+    lam._flags |= SPINE
     return lam
 
 
@@ -476,10 +484,11 @@ def _ground_functional(f: Term) -> bool:
     """Is f the functional ω Ȳ at a ground value Ȳ (so the maps into Ȳ's
     space are real- or tuple-valued)?  Cached on f: every rule-6 step of a
     premise asks about the same functional."""
-    r = f.__dict__.get("_ground")
-    if r is None:
-        r = isinstance(f, App) and _ground(f.arg)
-        object.__setattr__(f, "_ground", r)
+    g = f._flags
+    if g & GROUND_K:
+        return bool(g & GROUND)
+    r = isinstance(f, App) and _ground(f.arg)
+    f._flags |= (GROUND_K | GROUND) if r else GROUND_K
     return r
 
 
@@ -520,7 +529,7 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
     q, L = let_.fun.pat, let_.fun.body
     env = _flag_anf(Tuple((lam.pat, let_.arg)))
     inner = Lam(Tuple((lam.pat, q)), _flag_anf(L))  # the tail of a let series is one
-    object.__setattr__(inner, "_spine", True)
+    inner._flags |= SPINE
     return Pullback(Lam(lam.pat, env), Pullback(inner, t.form))
 
 
@@ -1049,7 +1058,7 @@ def jac_let(t: App, m: Premises) -> Term:
     q, L, E = let_.fun.pat, let_.fun.body, let_.arg
     env = Env(p)
     inner = Lam(Tuple((p, q)), _flag_anf(L))
-    object.__setattr__(inner, "_spine", True)
+    inner._flags |= SPINE
     names = _inert_components(p, V, P)
     if names:
         V = Tuple(tuple(x if x is not None else v for x, v in zip(names, V.items)), V.pos)

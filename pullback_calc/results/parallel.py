@@ -28,10 +28,7 @@ _FIELDS: dict = {}  # Term subclass -> names of its dataclass fields
 
 
 def _rebuild(cls, values: tuple) -> Term:
-    t = object.__new__(cls)
-    for name, v in zip(_FIELDS[cls], values):
-        object.__setattr__(t, name, v)
-    return t
+    return cls(*values)  # the fields in order; the constructor starts the caches empty
 
 
 class _Pickler(pickle.Pickler):
@@ -54,12 +51,8 @@ def dumps(obj) -> bytes:
 
 
 def _loads(blob: bytes):
-    import dataclasses
-    from ..syntax import terms
-    for cls in vars(terms).values():  # _rebuild needs the field names in this process
-        if isinstance(cls, type) and issubclass(cls, Term) and dataclasses.is_dataclass(cls):
-            _FIELDS.setdefault(cls, tuple(f.name for f in dataclasses.fields(cls)))
     return pickle.loads(blob)
+
 
 _state: Optional[tuple] = None   # (fn, f, pt) in a worker
 _payload: Optional[bytes] = None

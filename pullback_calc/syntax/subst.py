@@ -13,35 +13,35 @@ _EMPTY: frozenset = frozenset()
 
 def fv(t: Term) -> frozenset:
     """Free variables, cached on each node; iterative (post-order)."""
-    r = t.__dict__.get("_fv")
+    r = t._fv
     if r is not None:
         return r
     stack: list[tuple[Term, bool]] = [(t, False)]
     while stack:
         u, ready = stack.pop()
-        if "_fv" in u.__dict__:
+        if u._fv is not None:
             continue
         if isinstance(u, Var):
-            object.__setattr__(u, "_fv", frozenset((u.name,)))
+            u._fv = frozenset((u.name,))
         elif isinstance(u, (Num, Zero)):
-            object.__setattr__(u, "_fv", _EMPTY)
+            u._fv = _EMPTY
         elif not ready:
             stack.append((u, True))
             kids = u.children() if not isinstance(u, Lam) else (u.body,)
-            stack.extend((c, False) for c in kids if "_fv" not in c.__dict__)
+            stack.extend((c, False) for c in kids if c._fv is None)
         else:
             if isinstance(u, Lam) and isinstance(u.pat, Var):
-                s = u.body.__dict__["_fv"] - {u.pat.name}
+                s = u.body._fv - {u.pat.name}
             elif isinstance(u, Lam):  # via the pattern's index: no walk of a deep pattern
-                s = frozenset(x for x in u.body.__dict__["_fv"] if not binds(u.pat, x))
+                s = frozenset(x for x in u.body._fv if not binds(u.pat, x))
             else:
                 s = _EMPTY
                 for c in u.children():
-                    cf = c.__dict__["_fv"]
+                    cf = c._fv
                     if cf:
                         s = cf if not s else s | cf
-            object.__setattr__(u, "_fv", s)
-    return t.__dict__["_fv"]
+            u._fv = s
+    return t._fv
 
 
 def fv_copied(t: Term) -> frozenset:
@@ -50,20 +50,19 @@ def fv_copied(t: Term) -> frozenset:
     of a let is not one: it is evaluated once).  Cached on each node like
     ``fv`` (post-order, iterative), so "is x used at most once, and not under
     a λ" is one look-up instead of a walk of a let chain (rule 1's kept lets)."""
-    r = t.__dict__.get("_fvc")
+    r = t._fvc
     if r is not None:
         return r
     fv(t)
     stack: list[tuple[Term, bool]] = [(t, False)]
     while stack:
         u, ready = stack.pop()
-        d = u.__dict__
-        if "_fvc" in d:
+        if u._fvc is not None:
             continue
-        if not d["_fv"] or isinstance(u, (Var, Num, Zero)):
-            d["_fvc"] = _EMPTY
+        if not u._fv or isinstance(u, (Var, Num, Zero)):
+            u._fvc = _EMPTY
         elif isinstance(u, Lam):
-            d["_fvc"] = d["_fv"]
+            u._fvc = u._fv
         elif isinstance(u, App) and isinstance(u.fun, Lam):  # a let: its body runs once
             lam, a = u.fun, u.arg
             if not ready:
@@ -72,9 +71,8 @@ def fv_copied(t: Term) -> frozenset:
                 stack.append((a, False))
                 continue
             bound = frozenset(pattern_vars(lam.pat))
-            b = lam.body.__dict__
-            d["_fvc"] = ((b["_fvc"] - bound) | a.__dict__["_fvc"]
-                         | ((b["_fv"] - bound) & a.__dict__["_fv"]))
+            b = lam.body
+            u._fvc = ((b._fvc - bound) | a._fvc | ((b._fv - bound) & a._fv))
         else:
             kids = u.children()
             if not ready:
@@ -83,13 +81,12 @@ def fv_copied(t: Term) -> frozenset:
                 continue
             seen = acc = _EMPTY
             for c in kids:
-                cd = c.__dict__
-                cf = cd["_fv"]
+                cf = c._fv
                 if cf:
-                    acc = acc | cd["_fvc"] | (seen & cf)
+                    acc = acc | c._fvc | (seen & cf)
                     seen = seen | cf
-            d["_fvc"] = acc
-    return t.__dict__["_fvc"]
+            u._fvc = acc
+    return t._fvc
 
 
 def free_names(t: Term) -> frozenset:
@@ -97,7 +94,7 @@ def free_names(t: Term) -> frozenset:
     node: on a long left-nested sum or let chain read once -- a whole
     program's free variables -- that is quadratic memory).  A node whose
     free variables are cached already is not entered."""
-    c = t.__dict__.get("_fv")
+    c = t._fv
     if c is not None:
         return c
     out: set = set()
@@ -109,7 +106,7 @@ def free_names(t: Term) -> frozenset:
             for x in pattern_vars(u.pat):
                 bound[x] -= 1
             continue
-        c = u.__dict__.get("_fv")
+        c = u._fv
         if c is not None:
             out.update(x for x in c if not bound.get(x))
         elif isinstance(u, Var):

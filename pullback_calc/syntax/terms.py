@@ -28,9 +28,43 @@ class Pos:
         return f"line {self.line}, column {self.column}"
 
 
-class Term:
-    """Base class.  Subclasses list their sub-term fields in ``_kids``."""
+# ---- facts cached on a node ---------------------------------------------------
+# Terms are immutable, so a fact learnt about a node stays true; the engine
+# keeps such facts on the node itself, in slots every term has (None or 0:
+# not known yet):
+#   _hash   its structural hash
+#   _fv     its free variables (syntax.subst.fv)
+#   _fvc    those a substitution would copy work into (subst.fv_copied)
+#   _lcobj  its linear combination (reduction/linear.py)
+#   _flags  yes/no facts, the bits below
+# and in a few a class adds (``_extra_slots``): Prim, Tuple and Sum ``_scan``
+# (machine._scan), Var and Tuple -- patterns -- ``_pidx`` and ``_dir``
+# (pattern_index, direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
+# ``_make_items`` (Sum.lazy).  Slots, not an instance dict: a node takes
+# ≈ 60 % of the memory, and reading a fact is one slot load.
+# A fact that may be unknown yet has two bits, "known" (X_K) and the fact (X).
+# The facts most nodes get fit in the low eight bits: CPython shares the int
+# objects up to 256, so a node's flags then take no memory of their own.
+NF = 1 << 0          # a value: the machine never looks inside again (machine.py)
+ANF = 1 << 1         # A-normal (areduction/anf.py, machine.py)
+ELEM_K, ELEM = 1 << 2, 1 << 3          # elementary (anf.is_elementary)
+ISZERO_K, ISZERO = 1 << 4, 1 << 5      # a zero vector (rules.is_zero)
+CLOSED_K, CLOSED = 1 << 6, 1 << 7      # no free variable (reduction/delayed.closed)
+SPINE = 1 << 8       # the let spine binds no name twice (rules.ensure_spine_unique)
+FRESH = 1 << 9       # an A-name's λ: its variable occurs nowhere else (anf.a_name)
+GROUND_K, GROUND = 1 << 10, 1 << 11    # ω at a ground value (rules._ground_functional)
+HASLAZY_K, HASLAZY = 1 << 12, 1 << 13  # holds a lazy node (delayed.has_lazy)
+DERIVATIVE = 1 << 14  # a derivative term (engines/evaluator.py's role)
 
+
+class Term:
+    """Base class.  Subclasses list their sub-term fields in ``_kids``.
+
+    Immutable by convention: the fields are never assigned after ``__init__``
+    (not enforced -- a ``__setattr__`` would slow every store, and a reduction
+    builds nodes at every step); the cache slots above are written freely."""
+
+    __slots__ = ("_hash", "_fv", "_fvc", "_lcobj", "_flags")
     _kids: tuple[str, ...] = ()
 
     # ---- generic structure -------------------------------------------------
@@ -58,7 +92,7 @@ class Term:
     def _own_hash(self) -> int:
         """The hash from the data and the children's cached hashes."""
         return hash((type(self).__name__, self._data(),
-                     tuple(c.__dict__["_hash"] for c in self.children())))
+                     tuple(c._hash for c in self.children())))
 
     # ---- iterative equality and hashing ------------------------------------
     def __eq__(self, other: object) -> bool:
@@ -73,7 +107,7 @@ class Term:
                 continue
             if type(a) is not type(b):
                 return False
-            ha, hb = a.__dict__.get("_hash"), b.__dict__.get("_hash")
+            ha, hb = a._hash, b._hash
             if ha is not None and hb is not None and ha != hb:
                 return False
             if a._data() != b._data():
@@ -89,26 +123,25 @@ class Term:
         return r if r is NotImplemented else not r
 
     def __hash__(self) -> int:
-        d = self.__dict__
-        h = d.get("_hash")
+        h = self._hash
         if h is not None:
             return h
         kids = self.children()
-        if all("_hash" in c.__dict__ for c in kids):  # (usual: children are hashed first)
-            h = d["_hash"] = self._own_hash()
+        if all(c._hash is not None for c in kids):  # (usual: children are hashed first)
+            h = self._hash = self._own_hash()
             return h
         # post-order without recursion
         stack: list[tuple[Term, bool]] = [(self, False)]
         while stack:
             t, ready = stack.pop()
-            if "_hash" in t.__dict__:
+            if t._hash is not None:
                 continue
             if ready:
-                t.__dict__["_hash"] = t._own_hash()
+                t._hash = t._own_hash()
             else:
                 stack.append((t, True))
-                stack.extend((c, False) for c in t.children() if "_hash" not in c.__dict__)
-        return d["_hash"]
+                stack.extend((c, False) for c in t.children() if c._hash is None)
+        return self._hash
 
     def __repr__(self) -> str:  # readable in test failures; never recursive
         from .printer import pretty  # local: printing is a later stage
@@ -127,12 +160,17 @@ class Term:
 
 
 def _term(cls):
-    """Decorator: a frozen, eq-less dataclass (Term supplies __eq__/__hash__),
-    with its structural methods and constructor generated for its fields
-    (a dataclass's frozen __init__ sets each field through
-    object.__setattr__, twice as slow; terms are built at every step)."""
-    cls = dataclass(frozen=True, eq=False, repr=False)(cls)
+    """Decorator: a dataclass (for ``fields``; Term supplies __eq__/__hash__)
+    remade with ``__slots__`` -- its fields, and the extra cache slots the
+    class lists in ``_extra_slots`` -- and with its structural methods and
+    constructor generated for its fields (terms are built at every step)."""
+    cls = dataclass(eq=False, repr=False, init=False)(cls)
     fs = fields(cls)
+    ns = {k: v for k, v in cls.__dict__.items()
+          if k not in ("__dict__", "__weakref__") and k not in {f.name for f in fs}}
+    extra = cls.__dict__.get("_extra_slots", ())
+    ns["__slots__"] = tuple(f.name for f in fs) + extra
+    cls = type(cls)(cls.__name__, cls.__bases__, ns)
     kids = cls._kids
     data = [f.name for f in fs if f.name not in kids and f.name != "pos" and f.compare]
     tuple_kid = [k for k in kids if next(f for f in fs if f.name == k).type == "tuple"]
@@ -141,34 +179,53 @@ def _term(cls):
         k = tuple_kid[0]
         children = f"return self.{k}"
         lens = f"(len(self.{k}),)"
-        kid_hashes = f"tuple([c.__dict__['_hash'] for c in self.{k}])"
+        kid_hashes = f"tuple([c._hash for c in self.{k}])"
     else:
         children = "return (" + "".join(f"self.{k}, " for k in kids) + ")"
         lens = "(" + "-1, " * len(kids) + ")"
-        kid_hashes = "(" + "".join(f"self.{k}.__dict__['_hash'], " for k in kids) + ")"
+        kid_hashes = "(" + "".join(f"self.{k}._hash, " for k in kids) + ")"
     data_t = "(" + "".join(f"self.{n}, " for n in data) + ")"
     params = ", ".join(f.name if f.default is MISSING else f"{f.name}=None" for f in fs)
     assert all(f.default in (MISSING, None) for f in fs)
-    sets = "".join(f"    d['{f.name}'] = {f.name}\n" for f in fs)
+    sets = "".join(f"    self.{f.name} = {f.name}\n" for f in fs)
+    sets += "    self._hash = self._fv = self._fvc = self._lcobj = None\n    self._flags = 0\n"
+    sets += "".join(f"    self.{n} = {_EXTRA_INIT[n]}\n" for n in extra)
     post = "    self.__post_init__()\n" if hasattr(cls, "__post_init__") else ""
     src = (f"def children(self):\n    {children}\n"
            f"def _data(self):\n    return {data_t}\n"
            f"def _shape(self):\n    return (cls, {data_t}, {lens})\n"
            f"def _own_hash(self):\n    return hash(('{cls.__name__}', {data_t}, {kid_hashes}))\n"
-           f"def __init__(self, {params}):\n    d = self.__dict__\n{sets}{post}")
-    ns: dict = {"cls": cls}
+           f"def __init__(self, {params}):\n{sets}{post}")
+    names = ["children", "_data", "_shape", "_own_hash", "__init__"]
+    if not kids:  # a leaf: equality and hash without the general walk (dict keys, atoms)
+        other_t = "(" + "".join(f"other.{n}, " for n in data) + ")"
+        src += (f"def __eq__(self, other):\n    if self is other:\n        return True\n"
+                f"    if type(other) is not cls:\n"
+                f"        return False if isinstance(other, Term) else NotImplemented\n"
+                f"    return {data_t} == {other_t}\n"
+                f"def __hash__(self):\n    h = self._hash\n    if h is None:\n"
+                f"        h = self._hash = hash(('{cls.__name__}', {data_t}, ()))\n"
+                f"    return h\n")
+        names += ["__eq__", "__hash__"]
+    ns = {"cls": cls, "Term": Term}
     exec(src, ns)
-    for name in ("children", "_data", "_shape", "_own_hash", "__init__"):
+    for name in names:
         fn = ns[name]
         fn.__qualname__ = f"{cls.__name__}.{name}"
         setattr(cls, name, fn)
     return cls
 
 
+# the initial values of the classes' extra cache slots
+_EXTRA_INIT = {"_scan": "0", "_pidx": "None", "_dir": "None", "_vl": "None",
+               "_make_items": "None"}
+
+
 @_term
 class Var(Term):
     name: str
     pos: Optional[Pos] = field(default=None, compare=False)
+    _extra_slots = ("_pidx", "_dir")
 
 
 @_term
@@ -181,7 +238,7 @@ class Num(Term):
         v = float(self.value)
         if not math.isfinite(v):  # so no formal sum (or anything else) holds ±inf or NaN
             raise ValueError(f"a numeral must be a finite real, got {v}")
-        self.__dict__["value"] = v
+        self.value = v
 
 
 @_term
@@ -191,6 +248,7 @@ class Prim(Term):
     args: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("args",)
+    _extra_slots = ("_scan",)
 
 
 @_term
@@ -217,6 +275,7 @@ class Tuple(Term):
     items: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("items",)
+    _extra_slots = ("_scan", "_pidx", "_dir", "_vl")
 
 
 @_term
@@ -240,20 +299,23 @@ class Sum(Term):
     items: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("items",)
+    _extra_slots = ("_scan", "_make_items")
 
     @staticmethod
     def lazy(make_items) -> "Sum":
         """A sum whose items ``make_items()`` builds when they are first read
         (rule 5's covectors: the reduction reads their linear combination,
         cached beside them, and a wide sum is built only to be printed)."""
-        t = object.__new__(Sum)
-        t.__dict__.update(pos=None, _make_items=make_items)
+        t = object.__new__(Sum)  # (the items slot stays unset until read)
+        t.pos = t._hash = t._fv = t._fvc = t._lcobj = None
+        t._flags = t._scan = 0
+        t._make_items = make_items
         return t
 
     def __getattr__(self, name):  # only for a missing attribute: the items of a lazy sum
-        d = self.__dict__
-        if name == "items" and "_make_items" in d:
-            items = d["items"] = d.pop("_make_items")()
+        if name == "items" and self._make_items is not None:
+            items = self.items = self._make_items()
+            self._make_items = None
             return items
         raise AttributeError(name)
 
@@ -401,33 +463,40 @@ def _leaf_paths(p: Term) -> list[tuple[str, tuple]]:
     return out
 
 
+def _rebinds(names: dict, new: list, lvl: int) -> bool:
+    for n, _ in new:  # (a loop, not any(): a new pattern at every rule-8 step)
+        e = names.get(n)
+        if e is not None and e[0] < lvl:
+            return True
+    return False
+
+
 def pattern_index(p: Term) -> tuple[_Index, int]:
     """(index, level) of a pattern, built incrementally along its chain."""
-    cached = p.__dict__.get("_pidx")
+    cached = p._pidx
     if cached is not None:
         return cached
     chain = []
     u = p
-    while "_pidx" not in u.__dict__ and isinstance(u, Tuple) and len(u.items) == 2:
+    while u._pidx is None and isinstance(u, Tuple) and len(u.items) == 2:
         chain.append(u)
         u = u.items[0]
-    if "_pidx" in u.__dict__:
-        idx, lvl = u.__dict__["_pidx"]
+    if u._pidx is not None:
+        idx, lvl = u._pidx
     else:
         idx, lvl = _Index({n: (0, path) for n, path in _leaf_paths(u)}, 0), 0
-        object.__setattr__(u, "_pidx", (idx, 0))
+        u._pidx = (idx, 0)
     for node in reversed(chain):
         lvl += 1
         new = _leaf_paths(node.items[1])
-        if idx.top != lvl - 1 or any(n in idx.names and idx.names[n][0] < lvl for n, _ in new):
+        if idx.top != lvl - 1 or _rebinds(idx.names, new, lvl):
             # another chain extended this index already, or a name is re-bound
             idx = _Index({n: e for n, e in idx.names.items() if e[0] < lvl}, lvl - 1)
         for n, path in new:
             idx.names[n] = (lvl, path)
         idx.top = lvl
-        object.__setattr__(node, "_pidx", (idx, lvl))
-    return p.__dict__["_pidx"]
-
+        node._pidx = (idx, lvl)
+    return p._pidx
 
 
 def binds(p: Term, name: str) -> bool:
@@ -509,7 +578,7 @@ def direction_name(name: str) -> str:
 def direction_pattern(p: Term) -> Term:
     """The pattern of directions of ``p``; cached on the pattern node, so the
     direction of ⟨p, x⟩ shares the (identical) direction pattern of ``p``."""
-    cached = p.__dict__.get("_dir")
+    cached = p._dir
     if cached is not None:
         return cached
     if isinstance(p, Var):
@@ -520,15 +589,14 @@ def direction_pattern(p: Term) -> Term:
         stack = [p]
         while stack:
             u = stack.pop()
-            if isinstance(u, Tuple) and "_dir" not in u.__dict__:
+            if isinstance(u, Tuple) and u._dir is None:
                 order.append(u)
                 stack.extend(u.items)
         for u in reversed(order):
-            items = tuple(direction_pattern(it) if isinstance(it, Var) else it.__dict__["_dir"]
-                          for it in u.items)
-            object.__setattr__(u, "_dir", Tuple(items))
-        d = p.__dict__["_dir"]
-    object.__setattr__(p, "_dir", d)
+            u._dir = Tuple(tuple(direction_pattern(it) if isinstance(it, Var) else it._dir
+                                 for it in u.items))
+        d = p._dir
+    p._dir = d
     return d
 
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 import pullback_calc as pc
 from pullback_calc.reduction.machine import Machine
 from pullback_calc.syntax.subst import fv, linear
-from pullback_calc.syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
-                                        Tuple, Var, Zero, pattern_vars)
+from pullback_calc.syntax.terms import (ANF, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
+                                        Term, Tuple, Var, Zero, pattern_vars)
 from pullback_calc.syntax.types import Arrow, DualT, Prod, R
 from pullback_calc.testing import strategies as S
 from pullback_calc.testing.coverage import reduce_recorded
@@ -90,14 +90,14 @@ def a_normal(lam: Lam) -> bool:
     λp.⟨p, E⟩ and flag their bodies A-normal (§5.7); the flag is documented, so
     such a body counts as A-normal when flagged."""
     b = lam.body
-    return elementary(b) or let_series(b) or (env_extension(lam) and "_anf" in b.__dict__
+    return elementary(b) or let_series(b) or (env_extension(lam) and b._flags & ANF
                                                and elementary(b.items[1])) or eta_body(lam)
 
 
 def eta_body(lam: Lam) -> bool:
     """λz. ā₁ z built by 19b for a function ā₁ it cannot look inside (§5.9): the
     body is flagged A-normal and left as it is (the Jacobian is value 1)."""
-    return "_anf" in lam.body.__dict__ and eta_map(lam)
+    return bool(lam.body._flags & ANF) and eta_map(lam)
 
 
 # ---- lets kept by rule 1 (§3.1, §5.1) --------------------------------------------------------

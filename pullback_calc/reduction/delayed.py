@@ -190,10 +190,17 @@ def _closedness(root: Term) -> None:
             if not f:
                 setattr_(u, "_closed", True)
                 continue
-            m = _BIG
-            for x in f:
-                lv = scope.get(x)
-                m = min(m, lv[-1] if lv else 0)
+            # the least level of its variables: 0 if one is free in root, else
+            # the least binder depth -- read from the smaller of f and scope (a
+            # tangent's wide sets of free directions are mostly free in root)
+            if len(f) <= len(scope):
+                m = _BIG
+                for x in f:
+                    lv = scope.get(x)
+                    m = min(m, lv[-1] if lv else 0)
+            else:
+                levels = [lv[-1] for x, lv in scope.items() if lv and x in f]
+                m = min(levels) if len(levels) == len(f) else 0
             if m < acc[0]:
                 acc[0] = m
             continue

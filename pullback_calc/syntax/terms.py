@@ -339,13 +339,19 @@ def church_list(items) -> Term:
 
 
 def formal_sum(items) -> Term:
-    """Flattened formal sum; 0 is dropped; [] is 0, [P] is P."""
+    """Flattened formal sum; 0 is dropped; [] is 0, [P] is P (also when P is
+    a sum: the same node, with the facts cached beside it)."""
     out: list[Term] = []
+    whole = None  # the only summand so far, if it is a sum
     for t in items:
         if isinstance(t, Sum):
+            whole = None if out else t
             out.extend(t.items)
         elif not isinstance(t, Zero):
+            whole = None
             out.append(t)
+    if whole is not None:
+        return whole
     if not out:
         return ZERO
     if len(out) == 1:

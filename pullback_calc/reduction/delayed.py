@@ -276,7 +276,11 @@ def touched(u: Term, env: Env) -> bool:
     """Does substituting env change u (some free variable of u bound in env)?"""
     if u.__dict__.get("_closed") is True:
         return False
-    return any(x in env for x in fv(u))
+    f = fv(u)
+    store, n = env.store, env.n
+    if len(store) < len(f):  # (a few bound names against a tangent's wide set)
+        return any(r[0] < n and x in f for x, r in store.items())
+    return any(x in env for x in f)
 
 
 def _push(u: Term, env: Env) -> Term:

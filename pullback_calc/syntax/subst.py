@@ -96,15 +96,20 @@ def fv_copied(t: Term) -> frozenset:
                 stack.append((u, True))
                 stack.extend((c, False) for c in kids)
                 continue
-            seen, acc = set(), set()  # (mutable: a wide node is not copied per child)
-            for c in kids:
-                cd = c.__dict__
-                cf = cd["_fv"]
-                if cf:
+            open_kids = [c.__dict__ for c in kids if c.__dict__["_fv"]]
+            if len(open_kids) == 1:  # one child with free variables: its set
+                d["_fvc"] = open_kids[0]["_fvc"]
+            elif len(open_kids) == 2:
+                a, b = open_kids
+                d["_fvc"] = _union(_union(a["_fvc"], b["_fvc"]), a["_fv"] & b["_fv"])
+            else:  # mutable: a wide node's sets are not copied per child
+                seen, acc = set(), set()
+                for cd in open_kids:
+                    cf = cd["_fv"]
                     acc |= cd["_fvc"]
                     acc |= seen & cf
                     seen |= cf
-            d["_fvc"] = frozenset(acc) if acc else _EMPTY
+                d["_fvc"] = frozenset(acc) if acc else _EMPTY
     return t.__dict__["_fvc"]
 
 

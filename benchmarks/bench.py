@@ -579,11 +579,14 @@ def profile_case(family: str, n: int, what: str = "grad", top: int = 15) -> str:
                 "eval": lambda: pc.reduce(t, max_steps=50_000_000),
                 "parse": lambda: pc.parse(src)}[what]
     else:
-        fam = FAMILIES[family]
+        # the --compare families (swell, church) are not in FAMILIES; profile them
+        # as --compare times them (no trace)
+        fam = FAMILIES[family] if family in FAMILIES else COMPARE[family].family
+        trace = {} if family in FAMILIES else {"record": False}
         src, pt = fam.source(n), fam.point(n)
         f = pc.parse(src)
         work = {
-            "grad": lambda: pc.jacobian_row(f, pt, 0, max_steps=50_000_000),
+            "grad": lambda: pc.jacobian_row(f, pt, 0, max_steps=50_000_000, **trace),
             "eval": lambda: pc.reduce(App(f, point_term(pt)), max_steps=50_000_000),
             "parse": lambda: pc.parse(src),
         }[what]

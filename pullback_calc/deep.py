@@ -134,7 +134,7 @@ def cached_hash(root, parts, key) -> int:
             continue
         if ready:
             hv = hash((key(t), tuple(c._hash for c in parts(t))))
-            object.__setattr__(t, "_hash", hv)
+            object.__setattr__(t, "_hash", hv)  # (types are frozen dataclasses)
         else:
             stack.append((t, True))
             stack.extend((c, False) for c in parts(t) if getattr(c, "_hash", None) is None)

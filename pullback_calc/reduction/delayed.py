@@ -189,10 +189,17 @@ def _closedness(root: Term) -> None:
             if not f:
                 u._flags |= CLOSED_K | CLOSED
                 continue
-            m = _BIG
-            for x in f:
-                lv = scope.get(x)
-                m = min(m, lv[-1] if lv else 0)
+            # the least level of its variables: 0 if one is free in root, else
+            # the least binder depth -- read from the smaller of f and scope (a
+            # tangent's wide sets of free directions are mostly free in root)
+            if len(f) <= len(scope):
+                m = _BIG
+                for x in f:
+                    lv = scope.get(x)
+                    m = min(m, lv[-1] if lv else 0)
+            else:
+                levels = [lv[-1] for x, lv in scope.items() if lv and x in f]
+                m = min(levels) if len(levels) == len(f) else 0
             if m < acc[0]:
                 acc[0] = m
             continue
@@ -268,7 +275,11 @@ def touched(u: Term, env: Env) -> bool:
     """Does substituting env change u (some free variable of u bound in env)?"""
     if u._flags & CLOSED:
         return False
-    return any(x in env for x in fv(u))
+    f = fv(u)
+    store, n = env.store, env.n
+    if len(store) < len(f):  # (a few bound names against a tangent's wide set)
+        return any(r[0] < n and x in f for x, r in store.items())
+    return any(x in env for x in f)
 
 
 def _push(u: Term, env: Env) -> Term:

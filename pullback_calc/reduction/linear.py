@@ -385,6 +385,130 @@ def normalize(t: Term, lin: frozenset) -> Term:
     return from_lincomb(to_lincomb(t, lin))
 
 
+# ---- rule 3's formal sums: what normalising needs to know, beside the node ----------
+
+def split_summand(t: Term) -> tuple[Optional[Term], Term]:
+    """A summand as (coefficient, atom); None for a bare atom A -- only an
+    occurrence c × A shows that A is a real, which × needs (rule 3)."""
+    if type(t) is Prim and t.op == "mul" and type(t.args[0]) is Num:
+        return t.args[0], t.args[1]
+    return None, t
+
+
+class SumFacts:
+    """Rule 3's facts about a formal sum's summands, cached beside the Sum
+    node (``_s3``; terms are immutable).
+
+    ``normal``: rule 3 has nothing to do -- no summand is a sum or 𝟎, at most
+    one is a numeral, one a tuple, one an abstraction, and no atom occurs
+    twice with an occurrence under × (``rules.sum_needs_normalizing``).
+    ``plain``: moreover no numeral, tuple or abstraction, no atom twice, no
+    coefficient 0 or 1 -- normalising a longer sum that contains this one
+    leaves its summands as they are, in their order.  A plain sum's atoms
+    are kept (``atoms``, built when first asked for) in a persistent map
+    (``PMap``): the plain sum one summand longer -- a fold's tangent grows
+    so, by rule 3, at each element -- is checked and built from it without
+    a walk of the summands (``plain_concat``)."""
+    __slots__ = ("normal", "plain", "_items", "_pm")
+
+    def __init__(self, normal: bool, plain: bool, items: tuple = (), pm=None):
+        self.normal, self.plain, self._items, self._pm = normal, plain, items, pm
+
+    def atoms(self) -> PMap:
+        """The atoms of a plain sum (a key per atom)."""
+        pm = self._pm
+        if pm is None:
+            pm = self._pm = PMap({split_summand(u)[1]: True for u in self._items})
+            self._items = ()
+        return pm
+
+
+_NEEDS_NORMALIZING = SumFacts(False, False)
+_NORMAL = SumFacts(True, False)
+
+def sum_facts(t: Sum) -> SumFacts:
+    """t's ``SumFacts``: cached, else read from its summands (once per node)."""
+    f = t._s3
+    if f is None:
+        f = t._s3 = _facts_of(t.items)
+    return f
+
+
+def _facts_of(items: tuple) -> SumFacts:
+    nums = tuples = lams = 0
+    plain = True
+    atoms: dict = {}  # atom -> is it known to be real (some occurrence under ×)?
+    for u in items:
+        tu = type(u)
+        if tu is Sum or tu is Zero:
+            return _NEEDS_NORMALIZING
+        if tu is Num:
+            nums += 1
+        elif tu is Tuple:
+            tuples += 1
+        elif tu is Lam:
+            lams += 1
+        else:
+            c, a = split_summand(u)
+            real = c is not None
+            seen = atoms.get(a)
+            if seen is not None:
+                if real or seen:
+                    return _NEEDS_NORMALIZING
+                plain = False  # A ⊕ A stays (nothing shows that A is real)
+            elif real and (c.value == 0.0 or c.value == 1.0):
+                plain = False  # normalising would drop 0 × A or write 1 × A as A
+            atoms[a] = seen or real
+    if nums > 1 or tuples > 1 or lams > 1:
+        return _NEEDS_NORMALIZING
+    if plain and not (nums or tuples or lams):
+        return SumFacts(True, True, items)
+    return _NORMAL
+
+
+def plain_concat(items: tuple) -> Optional[Term]:
+    """Rule 3's normal form of the formal sum of ``items`` when they are one
+    plain sum S (``SumFacts.plain``) and summands A or c × A (c a numeral
+    other than 0 and 1) of atoms new to S and to each other: then nothing is
+    collected, and the normal form is the summands flattened, in order.
+    Built by one look-up per new summand in S's atoms (its facts are updated,
+    persistently, for the result), not by a walk of S; None otherwise."""
+    base = None
+    for u in items:
+        if type(u) is Sum:
+            if base is not None:
+                return None
+            base = u
+    if base is None:
+        return None
+    bf = sum_facts(base)
+    if not bf.plain:
+        return None
+    others = [u for u in items if u is not base]
+    new = []
+    for u in others:
+        tu = type(u)
+        if tu is Zero or tu is Num or tu is Tuple or tu is Lam:
+            return None
+        c, a = split_summand(u)
+        if c is not None and (c.value == 0.0 or c.value == 1.0):
+            return None
+        new.append(a)
+    pm = bf.atoms()
+    known = pm.dict()
+    if len(set(new)) != len(new) or any(a in known for a in new):
+        return None
+    out: list = []
+    for u in items:
+        if u is base:
+            out.extend(base.items)
+        else:
+            out.append(u)
+    t = Sum(tuple(out))
+    t._s3 = SumFacts(True, True, pm=pm.update([(a, True) for a in new]))
+    return t
+
+
 # ---- rule 5's composition --------------------------------------------------------------
 
 def _match(pat: Term, val: Term, out: dict) -> None:

@@ -290,36 +290,22 @@ def _flatten(items) -> list[Term]:
     return out
 
 
-def _split(t: Term) -> tuple[Optional[Term], Term]:
-    """A summand as (coefficient, atom); None for a bare atom A -- only an
-    occurrence c × A shows that A is a real, which × needs."""
-    if isinstance(t, Prim) and t.op == "mul" and isinstance(t.args[0], Num):
-        return t.args[0], t.args[1]
-    return None, t
+_split = linear.split_summand
 
 
 def sum_needs_normalizing(t: Sum) -> bool:
-    nums = tuples = lams = 0
-    atoms: dict = {}  # atom -> is it known to be real (some occurrence under ×)?
-    for u in t.items:
-        if isinstance(u, (Sum, Zero)):
-            return True
-        if isinstance(u, Num):
-            nums += 1
-        elif isinstance(u, Tuple):
-            tuples += 1
-        elif isinstance(u, Lam):
-            lams += 1
-        else:
-            c, a = _split(u)
-            real = c is not None
-            if a in atoms and (real or atoms[a]):
-                return True
-            atoms[a] = atoms.get(a, False) or real
-    return nums > 1 or tuples > 1 or lams > 1
+    """Does rule 3 apply to the sum t of values: is a summand a sum or 𝟎, are
+    two summands numerals, tuples or abstractions, or does an atom occur
+    twice with an occurrence c × A (which shows that A is a real)?  (Decided
+    once per node and cached beside it with the rest of rule 3's facts:
+    ``linear.sum_facts``.)"""
+    return not linear.sum_facts(t).normal
 
 
 def _normalize_sum(t: Sum) -> Term:
+    plain = linear.plain_concat(t.items)  # a plain sum and new atoms: concatenated
+    if plain is not None:
+        return plain
     items = _flatten(t.items)
     num = None
     tuples: list[Tuple] = []

@@ -6,7 +6,7 @@ from typing import Callable, Mapping, Optional
 from . import prims
 from ..deep import bottom_up, trampoline
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero, binds, fresh, pattern_vars, remake)
+                    Zero, binds, fresh, pattern_index, pattern_vars, remake)
 
 _EMPTY: frozenset = frozenset()
 
@@ -30,16 +30,29 @@ def fv(t: Term) -> frozenset:
             kids = u.children() if not isinstance(u, Lam) else (u.body,)
             stack.extend((c, False) for c in kids if c._fv is None)
         else:
+            # (a set equal to a child's is that child's set: a long let chain or
+            # a wide tuple over many free variables would copy them at each node)
             if isinstance(u, Lam) and isinstance(u.pat, Var):
-                s = u.body._fv - {u.pat.name}
+                s = u.body._fv
+                if u.pat.name in s:
+                    s = s - {u.pat.name}
             elif isinstance(u, Lam):  # via the pattern's index: no walk of a deep pattern
-                s = frozenset(x for x in u.body._fv if not binds(u.pat, x))
+                s = u.body._fv
+                idx, level = pattern_index(u.pat)
+                names = idx.names
+                bound = [x for x in names.keys() & s if names[x][0] <= level]
+                if bound:
+                    s = s - frozenset(bound)
             else:
-                s = _EMPTY
-                for c in u.children():
-                    cf = c._fv
-                    if cf:
-                        s = cf if not s else s | cf
+                sets = [cf for cf in (c._fv for c in u.children()) if cf]
+                if not sets:
+                    s = _EMPTY
+                elif len(sets) == 1:
+                    s = sets[0]
+                elif len(sets) == 2:
+                    s = _union(sets[0], sets[1])
+                else:  # one union of them all (one child at a time copies a growing set)
+                    s = frozenset().union(*sets)
             u._fv = s
     return t._fv
 
@@ -72,21 +85,42 @@ def fv_copied(t: Term) -> frozenset:
                 continue
             bound = frozenset(pattern_vars(lam.pat))
             b = lam.body
-            u._fvc = ((b._fvc - bound) | a._fvc | ((b._fv - bound) & a._fv))
+            body_c = b._fvc  # (shared, not copied, where nothing changes it)
+            if not bound.isdisjoint(body_c):
+                body_c = body_c - bound
+            u._fvc = _union(_union(body_c, a._fvc), (b._fv & a._fv) - bound)
         else:
             kids = u.children()
             if not ready:
                 stack.append((u, True))
                 stack.extend((c, False) for c in kids)
                 continue
-            seen = acc = _EMPTY
-            for c in kids:
-                cf = c._fv
-                if cf:
-                    acc = acc | c._fvc | (seen & cf)
-                    seen = seen | cf
-            u._fvc = acc
+            open_kids = [c for c in kids if c._fv]
+            if len(open_kids) == 1:  # one child with free variables: its set
+                u._fvc = open_kids[0]._fvc
+            elif len(open_kids) == 2:
+                a, b = open_kids
+                u._fvc = _union(_union(a._fvc, b._fvc), a._fv & b._fv)
+            else:  # mutable: a wide node's sets are not copied per child
+                seen, acc = set(), set()
+                for c in open_kids:
+                    cf = c._fv
+                    acc |= c._fvc
+                    acc |= seen & cf
+                    seen |= cf
+                u._fvc = frozenset(acc) if acc else _EMPTY
     return t._fvc
+
+
+def _union(a: frozenset, b: frozenset) -> frozenset:
+    """a ∪ b, one of them when it contains the other (not a copy)."""
+    if not b or b is a:
+        return a
+    if not a:
+        return b
+    if len(b) <= len(a):
+        return a if b <= a else a | b
+    return b if a <= b else a | b
 
 
 def free_names(t: Term) -> frozenset:
@@ -392,11 +426,15 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     keys = frozenset(m)
     if not (fv(t) & keys):
         return t
-    return bottom_up((t, m, keys), _subst_open, remake)
+    # a wide substitution (every input's direction, say): the free variables of
+    # all its images, once -- a binder that names none of them captures nothing,
+    # and is passed without looking at the images its body receives
+    images = frozenset().union(*(fv(v) for v in m.values())) if len(m) > 4 else None
+    return bottom_up((t, m, keys, images), _subst_open, remake)
 
 
 def _subst_open(item):
-    u, m, keys = item
+    u, m, keys, images = item
     ufv = fv(u)
     if not (ufv & keys):
         return None, u
@@ -404,18 +442,22 @@ def _subst_open(item):
         return None, m[u.name]
     if isinstance(u, Lam):
         names = pattern_vars(u.pat)
-        inner_keys = keys - frozenset(names)
-        if not (ufv & inner_keys):
-            return None, u
-        inner = {k: v for k, v in m.items() if k in inner_keys}
-        # rename binders that would capture a free variable of the image
-        img_fv = frozenset().union(*(fv(inner[k]) for k in inner_keys & fv(u.body)))
-        clash = [n for n in names if n in img_fv]
-        if clash:
-            ren = {n: Var(fresh(n)) for n in clash}
-            u = Lam(subst(u.pat, ren), subst(u.body, ren), u.ann, u.pos)
-        return ((u.body, inner, inner_keys),), u
-    return tuple((c, m, keys) for c in u.children()), u
+        if keys.isdisjoint(names):  # the binder hides no key: the same map
+            inner, inner_keys = m, keys
+        else:
+            inner_keys = keys - frozenset(names)
+            if not (ufv & inner_keys):
+                return None, u
+            inner = {k: v for k, v in m.items() if k in inner_keys}
+        if images is None or not images.isdisjoint(names):
+            # rename binders that would capture a free variable of the image
+            img_fv = frozenset().union(*(fv(inner[k]) for k in inner_keys & fv(u.body)))
+            clash = [n for n in names if n in img_fv]
+            if clash:
+                ren = {n: Var(fresh(n)) for n in clash}
+                u = Lam(subst(u.pat, ren), subst(u.body, ren), u.ann, u.pos)
+        return ((u.body, inner, inner_keys, images),), u
+    return tuple((c, m, keys, images) for c in u.children()), u
 
 
 def subst_pattern(t: Term, pat: Term, value: Term) -> Term:

@@ -40,7 +40,8 @@ class Pos:
 # and in a few a class adds (``_extra_slots``): Prim, Tuple and Sum ``_scan``
 # (machine._scan), Var and Tuple -- patterns -- ``_pidx`` and ``_dir``
 # (pattern_index, direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
-# ``_make_items`` (Sum.lazy).  Slots, not an instance dict: a node takes
+# ``_make_items`` (Sum.lazy) and ``_s3`` (linear.sum_facts, rule 3).  Slots,
+# not an instance dict: a node takes
 # ≈ 60 % of the memory, and reading a fact is one slot load.
 # A fact that may be unknown yet has two bits, "known" (X_K) and the fact (X).
 # The facts most nodes get fit in the low eight bits: CPython shares the int
@@ -218,7 +219,7 @@ def _term(cls):
 
 # the initial values of the classes' extra cache slots
 _EXTRA_INIT = {"_scan": "0", "_pidx": "None", "_dir": "None", "_vl": "None",
-               "_make_items": "None"}
+               "_make_items": "None", "_s3": "None"}
 
 
 @_term
@@ -299,7 +300,7 @@ class Sum(Term):
     items: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("items",)
-    _extra_slots = ("_scan", "_make_items")
+    _extra_slots = ("_scan", "_make_items", "_s3")
 
     @staticmethod
     def lazy(make_items) -> "Sum":
@@ -310,6 +311,7 @@ class Sum(Term):
         t.pos = t._hash = t._fv = t._fvc = t._lcobj = None
         t._flags = t._scan = 0
         t._make_items = make_items
+        t._s3 = None
         return t
 
     def __getattr__(self, name):  # only for a missing attribute: the items of a lazy sum
@@ -401,13 +403,19 @@ def church_list(items) -> Term:
 
 
 def formal_sum(items) -> Term:
-    """Flattened formal sum; 0 is dropped; [] is 0, [P] is P."""
+    """Flattened formal sum; 0 is dropped; [] is 0, [P] is P (also when P is
+    a sum: the same node, with the facts cached beside it)."""
     out: list[Term] = []
+    whole = None  # the only summand so far, if it is a sum
     for t in items:
         if isinstance(t, Sum):
+            whole = None if out else t
             out.extend(t.items)
         elif not isinstance(t, Zero):
+            whole = None
             out.append(t)
+    if whole is not None:
+        return whole
     if not out:
         return ZERO
     if len(out) == 1:

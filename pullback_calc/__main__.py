@@ -1,9 +1,10 @@
 """``python -m pullback_calc`` and the ``pullback-calc`` command (entry point ``run``).
 
-``run`` first takes over SIGINT and SIGTERM, then loads the command line: on a
-busy machine its imports take a noticeable time, and a signal in that window
-would otherwise print Python's traceback.  ``main`` installs its own handlers
-(the clean-up ones) once it runs.
+``run`` takes over SIGINT and SIGTERM while it loads the command line: on a
+busy machine the imports take a noticeable time, and a signal in that window
+would otherwise print Python's traceback.  Then it gives them back: from
+``main`` on, an interrupt is an exception, so that the clean-up runs (a
+child process computing sympy's reference is killed, for one).
 """
 import os
 import signal
@@ -20,9 +21,10 @@ def _early(signum, frame):  # nothing to clean up yet: one line and the conventi
 
 
 def run() -> int:
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, _early)
+    previous = {sig: signal.signal(sig, _early) for sig in (signal.SIGINT, signal.SIGTERM)}
     from .cli import main
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
     return main()
 
 

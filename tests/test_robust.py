@@ -332,6 +332,19 @@ def test_signals_at_any_moment(sig, status, word, delay, tmp_path):
         (p.returncode, err)
 
 
+def test_a_killed_check_leaves_no_reference_running(tmp_path):
+    """SIGKILL runs no clean-up: sympy's child process (a 3,000-deep chain: it
+    would run past its 10 s budget) must not keep the caller's pipes open,
+    nor run on (it ends itself after its budget)."""
+    f = tmp_path / "sin.pb"
+    f.write_text(sin_chain(3000))
+    p = subprocess.Popen([sys.executable, "-m", "pullback_calc", "check", str(f), "--at", "1"],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(3.0)  # (the child is forked once the program is parsed and checked)
+    p.kill()
+    p.communicate(timeout=10)  # EOF as soon as the parent is gone
+
+
 @pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"),
                                              (signal.SIGTERM, 143, "terminated")])
 def test_a_signal_while_the_command_line_loads(sig, status, word):

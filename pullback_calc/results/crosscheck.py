@@ -28,7 +28,17 @@ SYMPY_TIMEOUT = 10.0  # seconds; `check --sympy-timeout`
 
 # ---- sympy, in a child process under a time budget ------------------------------------
 
-def _sympy_child(term: Term, point: list, conn) -> None:
+def _sympy_child(term: Term, point: list, conn, timeout: float) -> None:
+    # The parent kills this process when the budget runs out; should the parent
+    # die first (SIGKILL), the child must neither run on (sympy may never
+    # finish) nor keep the caller's stdout/stderr open (a pipe's reader waits).
+    import os
+    import signal
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(int(timeout) + 5)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
     try:
         from .sympy_bridge import sympy_jacobian
         conn.send(("ok", sympy_jacobian(term, point)))
@@ -57,7 +67,7 @@ class SympyJob:
         # fork: the child has the term already (no pickling of deep terms)
         ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
         self.recv, send = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_sympy_child, args=(term, list(point), send),
+        self.proc = ctx.Process(target=_sympy_child, args=(term, list(point), send, timeout),
                                 daemon=True)
         self.proc.start()
         send.close()

@@ -1,4 +1,4 @@
-"""Terms of the pullback calculus: a few small frozen records.
+"""Terms of the pullback calculus: a few small immutable records.
 
 Simple terms S and pullback terms P (formal sums of simple terms) share one
 class hierarchy.  Binders take *patterns* (a variable or a tuple of

@@ -75,7 +75,7 @@ def test_reduce_json_shape(capsys):
     import jsonschema
     from pullback_calc.rendering.json_trace import TRACE_SCHEMA
     jsonschema.validate(doc, TRACE_SCHEMA)
-    assert doc["format"] == "pullback-calc-trace" and doc["max_term"] is None
+    assert doc["format"] == "pullback-calc-trace" and doc["max_term"] == 400
     assert doc["value"] == "6" and doc["term"].startswith("Ω(")
     assert doc["steps"] == reduce(WEIGHTED).steps
 
@@ -91,6 +91,40 @@ def test_reduce_json_shape(capsys):
     d = with_premises[0]["premises"][0]
     assert set(d) == {"rule", "start", "result", "steps"} and d["steps"]
     assert set(d["steps"][0]) == keys
+
+
+def test_reduce_json_is_trace_json(capsys):
+    """`reduce --json` and `trace -f json` write one schema, and the same document (but
+    for the paths, which only `trace` writes by default)."""
+    import jsonschema
+    from pullback_calc.rendering.json_trace import TRACE_SCHEMA
+    code, out, _ = run(capsys, "reduce", "-e", WEIGHTED, "--json")
+    a = json.loads(out)
+    code2, out, _ = run(capsys, "trace", "-e", WEIGHTED, "-f", "json", "--paths", "none")
+    b = json.loads(out)
+    assert code == code2 == 0
+    jsonschema.validate(a, TRACE_SCHEMA)
+    jsonschema.validate(b, TRACE_SCHEMA)
+    assert a == b
+    code, out, _ = run(capsys, "reduce", "-e", WEIGHTED, "--json", "--max-term", "0")
+    full = json.loads(out)
+    jsonschema.validate(full, TRACE_SCHEMA)
+    assert full["max_term"] is None and "abbreviated" not in out
+    assert '"abbreviated": true' in json.dumps(a)  # some terms of the fold are long
+
+
+def test_reduce_json_grows_linearly(capsys):
+    """Terms are abbreviated (to 400 characters), so the output grows with the steps, not
+    steps × term size: printed in full, a gradient's redexes each hold the whole let
+    series and its environment tuples, and the output grew about 8× per doubling."""
+    sizes = []
+    for n in (60, 120):
+        term = "Ω(λx. " + "sin(" * n + "x" + ")" * n + ") (λz. λw. w) 0.7"
+        code, out, _ = run(capsys, "reduce", "-e", term, "--json")
+        doc = json.loads(out)
+        assert code == 0 and doc["max_term"] == 400
+        sizes.append(len(out) / doc["steps"])
+    assert sizes[1] < 1.3 * sizes[0], sizes  # bytes per step: bounded
 
 
 def test_reduce_ascii_is_ascii(capsys):

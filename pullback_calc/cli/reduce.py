@@ -6,8 +6,8 @@ import json
 
 from ..errors import StepBudgetExceeded
 from . import progress
-from .options import count, max_steps_args, source_args, width
-from .show import function_note, json_trace, note, settle
+from .options import count, max_steps_args, max_term, source_args, width
+from .show import JSON_MAX_TERM, function_note, json_trace, note, settle
 from .source import Source
 
 
@@ -25,7 +25,10 @@ def add(sub) -> None:
                         "default 100)")
     p.add_argument("--no-trace", action="store_true", help="print only the normal form")
     p.add_argument("--json", action="store_true",
-                   help="print {normal_form, steps, trace} as JSON (terms in full)")
+                   help="print the trace as JSON (the schema of trace -f json)")
+    p.add_argument("--max-term", type=max_term, default=None, metavar="N",
+                   help=f"json: abbreviate terms to about N characters (0: in full; default "
+                        f"{JSON_MAX_TERM})")
     p.add_argument("--depth", type=count, default=None, metavar="N",
                    help="stop after N steps and show the state reached: the term, the next "
                         "redex marked in its context, and the rule that would fire")
@@ -54,13 +57,16 @@ def run(args, out) -> int:
         raise
     settle()
     if args.json:
+        limit = JSON_MAX_TERM if args.max_term is None else (args.max_term or None)
         doc = json_trace([] if args.no_trace else result.trace, term,
-                         None if result.stopped else result.value, u, result.steps)
+                         None if result.stopped else result.value, u, result.steps,
+                         max_term=limit)
         if result.stopped:
+            from ..rendering.text import bounded
             nxt = result.next_step
-            doc["state"] = pretty(result.value, u)
+            doc["state"] = bounded(result.value, u, limit)[0]
             doc["next"] = {"index": nxt.index, "rule": nxt.rule,
-                           "redex": pretty(nxt.redex, u),
+                           "redex": bounded(nxt.redex, u, limit)[0],
                            "path": [list(f) for f in nxt.path()]}
         json.dump(doc, out, ensure_ascii=not u, indent=2)
         out.write("\n")

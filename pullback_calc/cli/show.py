@@ -21,12 +21,20 @@ def json_num(v: float):
     return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
 
 
-def json_trace(trace, term, value, unicode: bool, steps: int, progress=None) -> dict:
+# JSON traces abbreviate terms to this many characters by default (``trace -f json`` and
+# every command's --json): in full, the terms of a deep trace are each as large as the
+# program, and the output grows with steps × size (cubically, for a deep gradient).
+JSON_MAX_TERM = 400
+
+
+def json_trace(trace, term, value, unicode: bool, steps: int, progress=None,
+               max_term: Optional[int] = JSON_MAX_TERM) -> dict:
     """A trace in the one JSON schema every command uses
-    (``rendering.json_trace.TRACE_SCHEMA``), terms in full."""
+    (``rendering.json_trace.TRACE_SCHEMA``), terms abbreviated to ``max_term``
+    characters (None: in full)."""
     from ..rendering.json_trace import trace_to_dict
     doc = trace_to_dict(trace, term=term, value=value,
-                        spelling="unicode" if unicode else "ascii", max_term=None,
+                        spelling="unicode" if unicode else "ascii", max_term=max_term,
                         paths="none", progress=progress)
     doc["steps"] = steps  # also when the trace was not recorded (--no-trace)
     return doc

@@ -10,7 +10,7 @@ from . import progress
 from .options import (PHASE_NAMES, TRACE_FORMATS, UsageError, count, max_steps_args,
                       max_term, parse_point, phases, positive_int, row, rules, source_args,
                       width)
-from .show import fmt_point, fmt_row, settle
+from .show import JSON_MAX_TERM, fmt_point, fmt_row, settle
 from .source import Source, output_count
 
 # At most this many steps of the main derivation by default (0: all): a browser
@@ -111,7 +111,7 @@ def _chunks(args, out, trace, start, value, title, done):
         from ..rendering.json_trace import iter_trace_json
         yield from iter_trace_json(trace, term=start, value=value,
                                    spelling="unicode" if u else "ascii",
-                                   max_term=400 if limit is None else (limit or None),
+                                   max_term=JSON_MAX_TERM if limit is None else (limit or None),
                                    paths=args.paths, premises=not args.no_premises,
                                    show_steps=shown, progress=done, **chosen)
         yield "\n"

@@ -28,8 +28,8 @@ from importlib import resources
 from typing import Optional
 
 from ..syntax.printer import folding_env
-from .text import (PHASES, bounded, cap_steps, context_around, omitted_note, rule_doc,
-                   select_steps, ticker)
+from .text import (PHASES, bounded, cap_steps, context_around, omitted_note, paused,
+                   rule_doc, select_steps, ticker)
 
 __all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
 
@@ -54,7 +54,7 @@ def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
     ``phases``.  ``fold``: environment tuples print folded (⟨…, c⟩).  ``show_steps``:
     at most that many main steps, the first and last, and ``note`` says what was
     left out; ``premises=False`` leaves premises out."""
-    with folding_env(fold):
+    with folding_env(fold), paused():  # paused: see text.paused_batches
         return _trace_data(trace, title=title, term=term, value=value, unicode=unicode,
                            max_term=max_term, context=context, phases=phases, rules=rules,
                            every=every, fold=fold, premises=premises, show_steps=show_steps,
@@ -84,16 +84,10 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
     def text(t) -> Optional[str]:
         return None if t is None else bounded(t, unicode, max_term)[0]
 
-    def full(t, shown: str):
-        """The unfolded text (for hover) when folding changed it, else 0."""
-        if not fold or t is None or "⟨…" not in shown and "<..." not in shown:
-            return 0
-        with folding_env(False):
-            return bounded(t, unicode, max_term)[0]
-
     S: list = []
     D: list = []
     todo: deque = deque()
+    unfold: list = []  # (row, column, term): folding shortened the text shown
 
     def add(step) -> None:
         if context:
@@ -101,9 +95,13 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
         else:
             left, right, more = "", "", step.ctx is not None
         r, c = text(step.redex), text(step.contractum)
-        S.append([rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
-                  r, c, left, right, 1 if more else 0, 0, full(step.redex, r),
-                  full(step.contractum, c)])
+        row = [rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
+               r, c, left, right, 1 if more else 0, 0, 0, 0]
+        S.append(row)
+        if fold:
+            for col, t, shown in ((10, step.redex, r), (11, step.contractum, c)):
+                if "⟨…" in shown or "<..." in shown:
+                    unfold.append((row, col, t))
         if tick is not None:
             tick()
         if premises and step.premises:
@@ -121,6 +119,9 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
             for s in d.steps:
                 add(s)
         S[row][9] = ids
+    with folding_env(False):  # the texts for hover, in one pass
+        for row, col, t in unfold:
+            row[col] = text(t)
     labels = sorted(rule_ids, key=rule_ids.get)
     doc = {"title": title, "term": text(term), "value": text(value), "top": top,
            "total": len(S), "rules": labels, "phases": list(PHASES),
@@ -155,10 +156,12 @@ def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=Non
                      max_term=max_term, context=context, phases=phases, rules=rules,
                      every=every, fold=fold, premises=premises, show_steps=show_steps,
                      progress=progress)
+    with paused():
+        text = _embed(doc)
     page = _template()
     head, rest = page.split("/*TITLE*/", 1)
     before, after = rest.split("/*DATA*/", 1)
-    return "".join((head, _html.escape(title), before, _embed(doc), after))
+    return "".join((head, _html.escape(title), before, text, after))
 
 
 # ---- notebooks -----------------------------------------------------------------------------

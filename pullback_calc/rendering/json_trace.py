@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional
 
-from .text import PHASES, bounded, cap_steps, select_steps, ticker
+from .text import PHASES, bounded, cap_steps, paused, paused_batches, select_steps, ticker
 
 __all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "iter_trace_json",
            "expand_paths"]
@@ -273,9 +273,10 @@ def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
     ``show_steps``: at most that many of the main derivation's steps, the first
     and last (``omitted`` says which were left out); ``progress(done)`` is called
     as steps are rendered."""
-    w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases, rules,
-                               every, premises, show_steps)
-    doc["trace"] = w.steps(chosen, ticker(progress))
+    with paused():  # see text.paused_batches
+        w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases,
+                                   rules, every, premises, show_steps)
+        doc["trace"] = w.steps(chosen, ticker(progress))
     return doc
 
 
@@ -307,12 +308,15 @@ def iter_trace_json(trace, *, term=None, value=None, spelling: str = "unicode",
     """``trace_to_json(trace, …)`` (compact) in pieces, one per step of the main
     derivation (with its premises): a big trace is written as it is rendered, never
     held as one document.  The pieces join to exactly ``trace_to_json``'s text."""
+    return paused_batches(_chunks(trace, term, value, spelling, max_term, paths, phases, rules,
+                                  every, premises, show_steps, progress))
+
+
+def _chunks(trace, term, value, spelling, max_term, paths, phases, rules, every, premises,
+            show_steps, progress):
     w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases, rules,
                                every, premises, show_steps)
-    ascii_only = spelling == "ascii"
-
-    def dumps(x) -> str:
-        return json.dumps(x, ensure_ascii=ascii_only, separators=(",", ":"))
+    dumps = json.JSONEncoder(ensure_ascii=spelling == "ascii", separators=(",", ":")).encode
     head = dumps(doc)
     yield head[:-1] + ',"trace":['
     tick = ticker(progress)

@@ -31,7 +31,7 @@ from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, _prec, fold
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
-from .text import PHASES, cap_steps, omitted_note, select_steps, ticker, walk
+from .text import PHASES, cap_steps, omitted_note, paused, select_steps, ticker, walk
 
 __all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
            "context_to_latex"]
@@ -363,7 +363,7 @@ def trace_to_latex(trace: Iterable, *, standalone: bool = False, title: Optional
     the main derivation with its redex boxed in (the innermost frames of) its
     evaluation context; ``show_steps``: at most that many steps of the main derivation,
     the first and last, with a paragraph saying how many were left out."""
-    with folding_env(fold):
+    with folding_env(fold), paused():  # paused: see text.paused_batches
         return _trace_to_latex(trace, standalone, title, term, value, max_term, phases, rules,
                                every, premises, phase_headings, context, show_steps, progress)
 

@@ -14,15 +14,18 @@ the rules' one-paragraph descriptions (``rule_doc``).
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Iterable, Iterator, Optional
 
-from ..syntax.printer import folding, folding_env, pretty
+from ..reduction.gcpause import paused
+
+from ..syntax.printer import _prec, folding, folding_env, pretty
 from ..syntax.terms import Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
            "select_steps", "cap_steps", "count_steps", "iter_trace_lines", "parse_rules",
            "parse_phases", "rule_doc", "rule_labels",
-           "context_around", "walk", "state_lines", "PHASES"]
+           "context_around", "walk", "state_lines", "paused", "paused_batches", "PHASES"]
 
 RULE_COLUMN = 10      # "[dual-app]" is the longest label
 PHASE_COLUMN = 9      # "decompose"
@@ -50,40 +53,41 @@ def _printer(unicode: bool):
 
 
 class _Memo:
-    """What was printed of a node (its beginning or its end; whole or cut), kept for
-    the next step of a trace, which shares most of its terms with this one.
+    """What was printed of a node (its beginning or its end; whole or cut), and the
+    printer's pieces for it, kept for the next step of a trace, which shares most of
+    its terms with this one.
 
     Bounded, so that a 100,000-step trace does not keep a string per node it ever
     printed: two generations of at most ``cap`` nodes each; a full young generation
     becomes the old one, and what is used again from the old one moves back.  Keyed
-    by ``id`` with the node kept alongside, so a key is never a recycled id."""
+    by ``id`` with the node kept alongside, so a key is never a recycled id.  A node's
+    entry is a dict: key → ``(text, complete)``, and (``_pieces``) negative int key →
+    the printer's pieces."""
 
     def __init__(self, cap: int = 20_000):
         self.cap = cap
         self.young: dict = {}
         self.old: dict = {}
 
-    def _entry(self, node, create: bool):
+    def entry(self, node) -> dict:
+        """The node's dict (made if there is none), moved to the young generation."""
         k = id(node)
         e = self.young.get(k)
         if e is not None and e[0] is node:
-            return e
+            return e[1]
         e = self.old.get(k)
         if e is None or e[0] is not node:
-            if not create:
-                return None
             e = (node, {})
         if len(self.young) >= self.cap:
             self.old, self.young = self.young, {}
         self.young[k] = e
-        return e
+        return e[1]
 
     def get(self, node, key):
-        e = self._entry(node, False)
-        return None if e is None else e[1].get(key)
+        return self.entry(node).get(key)
 
-    def put(self, node, key, text: str, complete: bool) -> None:
-        self._entry(node, True)[1][key] = (text, complete)
+    def put(self, node, key, text, complete: bool) -> None:
+        self.entry(node)[key] = (text, complete)
 
     def clear(self) -> None:
         self.young, self.old = {}, {}
@@ -108,16 +112,23 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
     the walk went), and the next step that prints it takes that text in one
     piece: a step costs about its new nodes, not the ``limit`` characters of
     its terms.  A finished node's pieces are joined into one string right away,
-    so each node's join costs its own pieces, not its subterm's."""
+    so each node's join costs its own pieces, not its subterm's.  The printer's
+    pieces of a node are kept too (a walk meets most nodes again: from the other
+    end, or from a step whose text of it was too short)."""
     printer, top = _printer(unicode)
     if printer is None:  # pragma: no cover
         s = pretty(t, unicode)
         return (s[-limit:] if from_end else s), len(s) <= limit
-    key_base = (unicode, folding(), from_end)  # folded and full prints are kept apart
+    # memo keys are ints, need + 128 × (spelling, folding, end): the text of a node;
+    # -1 - need - 128 × (spelling, folding): its pieces (the same from either end)
+    mode = 2 * unicode + folding()
+    tkey = (2 * mode + from_end) * 128
+    pkey = -1 - mode * 128
     memo = _MEMO
+    young = memo.young
     out: list[str] = []
     n = 0
-    open_marks: list = []  # [node, key, start] of nodes being printed
+    open_marks: list = []  # [node's dict, key, start] of nodes being printed
     stack: list = [(t, top)]
     complete = True
     while stack:
@@ -130,23 +141,32 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
                 complete = False
                 break
         elif cls is list:  # the end of a node: keep its text, as one piece
-            node, key, start = item
+            kept, key, start = item
             if len(out) - start > 1:
                 text = "".join(reversed(out[start:])) if from_end else "".join(out[start:])
                 del out[start:]
                 out.append(text)
             else:
                 text = out[start] if start < len(out) else ""
-            memo.put(node, key, text, True)
+            kept[key] = (text, True)
             open_marks.pop()
         else:
             sub, need = item
+            if sub.__class__ is Var:  # its name, whatever the context
+                stack.append(sub.name)
+                continue
             if sub.__class__ in _LEAVES:  # one piece (or three, in parentheses): no memo
                 parts = printer.task(sub, need)
                 stack.extend(parts if from_end else reversed(parts))
                 continue
-            key = (key_base, need)
-            hit = memo.get(sub, key)
+            code = 127 if need is None else need
+            e = young.get(id(sub))
+            if e is not None and e[0] is sub:
+                kept = e[1]
+            else:
+                kept = memo.entry(sub)
+                young = memo.young
+            hit = kept.get(tkey + code)
             if hit is not None and (hit[1] or len(hit[0]) >= limit - n + 2):
                 # only as much as this walk can use: every text kept stays about
                 # `limit` long (else texts of texts would grow from step to step)
@@ -160,9 +180,11 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
                     break
                 stack.append(text)
                 continue
-            parts = printer.task(sub, need)
+            parts = kept.get(pkey - code)
+            if parts is None:
+                parts = kept[pkey - code] = printer.task(sub, need)
             if len(parts) > 1:  # a leaf prints one piece: nothing to save
-                mark = [sub, key, len(out)]
+                mark = [kept, tkey + code, len(out)]
                 open_marks.append(mark)
                 stack.append(mark)
             stack.extend(parts if from_end else reversed(parts))
@@ -173,26 +195,39 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
         # the walk, at a fraction of the cost.
         texts: dict = {}
         last = len(open_marks) - 1
-        for i, (node, key, start) in enumerate(open_marks):
+        for i, (kept, key, start) in enumerate(open_marks):
             if i % PARTIAL_MEMO and i != last:
                 continue
             text = texts.get(start)
             if text is None:
                 text = texts[start] = ("".join(reversed(out[start:])) if from_end
                                        else "".join(out[start:]))
-            old = memo.get(node, key)
+            old = kept.get(key)
             if old is None or (not old[1] and len(old[0]) < len(text)):
-                memo.put(node, key, text, False)
+                kept[key] = (text, False)
     return ("".join(reversed(out)) if from_end else "".join(out)), complete and n <= limit
 
 
 def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[str, bool]:
     """``(text, complete)``: ``pretty(t)`` if it has at most ``limit``
     characters (``complete`` is True), else its beginning and end around an
-    ellipsis (False).  Costs O(limit), whatever the size of ``t``."""
+    ellipsis (False).  Costs O(limit), whatever the size of ``t``; kept in
+    ``_MEMO`` (the siblings in a context are the same from step to step)."""
     if limit is None:
         return pretty(t, unicode), True
     limit = max(limit, MIN_TERM)
+    kept = _MEMO.entry(t)
+    key = BOUNDED_KEY + 4 * limit + 2 * unicode + folding()
+    got = kept.get(key)
+    if got is None:
+        got = kept[key] = _bounded(t, unicode, limit)
+    return got
+
+
+BOUNDED_KEY = 1 << 20  # memo keys of bounded's results (see _pieces for the others)
+
+
+def _bounded(t: Term, unicode: bool, limit: int) -> tuple[str, bool]:
     head, complete = _pieces(t, unicode, limit, from_end=False)
     if complete:
         return head, True
@@ -207,20 +242,26 @@ def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[s
 _SLACK = 12  # give up at most this many characters to cut between tokens
 
 
-def _word(s: str, i: int) -> bool:
-    """Is s[i] part of a name or a numeral (so no cut may fall next to it inside one)?"""
-    c = s[i]
-    if c.isalnum() or c in "_'":
-        return True
-    return c == "." and 0 < i < len(s) - 1 and s[i - 1].isdigit() and s[i + 1].isdigit()
+def _words(s: str, lo: int, hi: int) -> list:
+    """For each of s[lo:hi]: is it part of a name or a numeral (so that no cut may
+    fall next to it inside one)?  A point is, between two digits."""
+    w = [c.isalnum() or c in "_'" for c in s[lo:hi]]
+    if "." in s[lo:hi]:
+        last = len(s) - 1
+        for i in range(lo, hi):
+            if s[i] == "." and 0 < i < last and s[i - 1].isdigit() and s[i + 1].isdigit():
+                w[i - lo] = True
+    return w
 
 
 def _cut_head(s: str, n: int) -> str:
     """s[:n], moved back to a token boundary (not inside a name or a number)."""
     if n >= len(s):
         return s
-    for k in range(n, max(n - _SLACK, 1) - 1, -1):
-        if not (_word(s, k - 1) and _word(s, k)):
+    lo = max(n - _SLACK, 1) - 1
+    w = _words(s, lo, n + 1)
+    for k in range(n, lo, -1):
+        if not (w[k - 1 - lo] and w[k - lo]):
             return s[:k].rstrip() + (" " if s[k - 1] == " " else "")
     return s[:n]
 
@@ -232,8 +273,10 @@ def _cut_tail(s: str, n: int) -> str:
     if n >= len(s):
         return s
     start = len(s) - n
-    for k in range(start, min(start + _SLACK, len(s) - 1) + 1):
-        if not (_word(s, k - 1) and _word(s, k)):
+    hi = min(start + _SLACK, len(s) - 1)
+    w = _words(s, start - 1, hi + 1)
+    for k in range(start, hi + 1):
+        if not (w[k - start] and w[k - start + 1]):
             return s[k:]
     return s[start:]
 
@@ -242,6 +285,20 @@ def abbreviate(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> str:
     """``pretty(t)``, or its beginning and end around an ellipsis if it is
     longer than ``limit`` characters (``limit=None``: the whole term)."""
     return bounded(t, unicode, limit)[0]
+
+
+def paused_batches(items: Iterable, size: int = 256) -> Iterator:
+    """The items, made ``size`` at a time with the cyclic garbage collector paused
+    (as a reduction pauses it: terms and their texts are never cycles, and every
+    collection would rescan what rendering keeps), handed out with it running: a
+    streaming renderer never leaves it paused in its consumer."""
+    it = iter(items)
+    while True:
+        with paused():
+            batch = list(islice(it, size))
+        if not batch:
+            return
+        yield from batch
 
 
 # ---- choosing steps ------------------------------------------------------------------------
@@ -398,7 +455,6 @@ def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list
     printer, _ = _printer(unicode)
     if printer is None:  # pragma: no cover
         return None
-    from ..syntax.printer import _prec
     from ..syntax.terms import Dual, Jac
     node, kind = frame.node, frame.kind
     hole = frame.hole()
@@ -439,20 +495,17 @@ def context_around(step, unicode: bool = True, frames: int = 3,
     ``sibling`` characters; ``more`` is True if outer frames were left out.
     ``left + redex + right`` reads as that part of the whole term.  Costs
     O(frames × sibling), whatever the size of the term."""
-    from ..syntax.printer import _prec
     ctx = getattr(step, "ctx", None)
     left: list[str] = []
     right: list[str] = []
     inner = step.redex
     k = 0
+    key = ("frame", unicode, sibling, folding())  # steps share their outer frames
     while ctx is not None and k < frames:
-        key = ("frame", unicode, sibling, folding())  # steps share their outer frames
-        got = _MEMO.get(ctx, key)
-        if got is None:
-            got = _frame_text(ctx, unicode, sibling)
-            _MEMO.put(ctx, key, got, True)
-        else:
-            got = got[0]
+        kept = _MEMO.entry(ctx)
+        got = kept.get(key, kept)
+        if got is kept:
+            got = kept[key] = _frame_text(ctx, unicode, sibling)
         if got is None:
             break
         lp, rp, need = got
@@ -558,6 +611,12 @@ def iter_trace_lines(trace: Iterable, unicode: bool = True, width: Optional[int]
                      every: int = 1, show_steps: Optional[int] = None,
                      progress=None) -> Iterator[str]:
     """``trace_lines`` one line at a time (a big trace is written as it is rendered)."""
+    return paused_batches(_lines(trace, unicode, width, premises, color, phases, rules, every,
+                                 show_steps, progress))
+
+
+def _lines(trace, unicode, width, premises, color, phases, rules, every, show_steps,
+           progress) -> Iterator[str]:
     if phases is not None or rules is not None or every != 1:
         trace = select_steps(trace, phases, rules, every)
     gap = None

@@ -57,6 +57,7 @@ from typing import Callable, Optional
 import pullback_calc as pc
 from pullback_calc.syntax import terms
 from pullback_calc.syntax.terms import App, Num, Term, Tuple, size
+from pullback_calc.testing.extreme import church_sum
 
 # ======================================================================================
 # program families: source text, a point, plain-Python value and gradient
@@ -645,11 +646,7 @@ def church_sum_source(n: int) -> str:
     """Σ xᵢ by folding a Church list: sum = λl. l (λx. λacc. x + acc) 0, applied to
     the list [x1, …, xn] built from the inputs (kept separate from the other
     families: the Church-list rules may change under another issue)."""
-    xs = ", ".join(f"x{i}" for i in range(1, n + 1))
-    lst = "n"
-    for i in range(n, 0, -1):
-        lst = f"c x{i} ({lst})"
-    return f"λ⟨{xs}⟩. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λc. λn. {lst})"
+    return church_sum(n)
 
 
 def church_sum_point(n: int) -> list[float]:

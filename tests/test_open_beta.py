@@ -10,21 +10,13 @@ from pathlib import Path
 import pytest
 
 import pullback_calc as pc
+from pullback_calc.testing.extreme import church_sum
 import pullback_calc.reduction.delayed as D
 import pullback_calc.syntax.subst as S
 from pullback_calc.syntax.subst import fv, fv_copied
 from pullback_calc.syntax.terms import App, Lam, Term, pattern_vars
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def church_sum(n: int) -> str:
-    """λ⟨x1…xn⟩. sum [x1, …, xn]: its gradient runs the list's tangent."""
-    xs = ", ".join(f"x{i}" for i in range(1, n + 1))
-    lst = "n"
-    for i in range(n, 0, -1):
-        lst = f"c x{i} ({lst})"
-    return f"λ⟨{xs}⟩. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λc. λn. {lst})"
 
 
 def _substitution_work(monkeypatch, n: int) -> tuple[int, list]:

@@ -8,20 +8,12 @@ counted, not timed."""
 from __future__ import annotations
 
 import pullback_calc as pc
+from pullback_calc.testing.extreme import church_sum
 import pullback_calc.reduction.linear as L
 import pullback_calc.reduction.rules as R
 from pullback_calc.syntax.parser import parse
 from pullback_calc.syntax.subst import fv, fv_copied
 from pullback_calc.syntax.terms import App, Jac, Num, Prim, Sum, Var
-
-
-def church_sum(n: int) -> str:
-    """λ⟨x1…xn⟩. sum [x1, …, xn] (as in test_open_beta)."""
-    xs = ", ".join(f"x{i}" for i in range(1, n + 1))
-    lst = "n"
-    for i in range(n, 0, -1):
-        lst = f"c x{i} ({lst})"
-    return f"λ⟨{xs}⟩. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λc. λn. {lst})"
 
 
 def _summands_read(monkeypatch, n: int) -> tuple[int, list, int]:

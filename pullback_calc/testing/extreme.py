@@ -83,3 +83,13 @@ DEEP_FUNCTIONS: dict[str, Callable[[int], str]] = {
 def sin_chain(n: int) -> str:
     """λx. sin(sin(… sin(x) …)), n deep: a function ℝ → ℝ for jacobian/check/graph."""
     return "λx. " + nest("sin(", "x", ")", n)
+
+
+def church_sum(n: int) -> str:
+    """λ⟨x1…xn⟩. sum [x1, …, xn], sum = λl. l (λx. λacc. x + acc) 0 folding a
+    Church list built from the inputs: its gradient runs the list's tangent."""
+    xs = ", ".join(f"x{i}" for i in range(1, n + 1))
+    lst = "n"
+    for i in range(n, 0, -1):
+        lst = f"c x{i} ({lst})"
+    return f"λ⟨{xs}⟩. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λc. λn. {lst})"

@@ -23,7 +23,7 @@ position is lifted out of it, rule lift.)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 from .. import budgets

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from typing import Iterable, Optional
 
-from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, _prec, folding,
+from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, folding,
                               folding_env, folds, show_num)
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero

@@ -7,7 +7,7 @@ import json
 from ..errors import StepBudgetExceeded
 from . import progress
 from .options import count, max_steps_args, max_term, source_args, width
-from .show import JSON_MAX_TERM, function_note, json_trace, note, settle
+from .show import JSON_MAX_TERM, function_note, json_trace, note, settle, term_limit
 from .source import Source
 
 
@@ -57,7 +57,7 @@ def run(args, out) -> int:
         raise
     settle()
     if args.json:
-        limit = JSON_MAX_TERM if args.max_term is None else (args.max_term or None)
+        limit = term_limit(args.max_term)
         doc = json_trace([] if args.no_trace else result.trace, term,
                          None if result.stopped else result.value, u, result.steps,
                          max_term=limit)

@@ -27,6 +27,12 @@ def json_num(v: float):
 JSON_MAX_TERM = 400
 
 
+def term_limit(option: Optional[int], default: int = JSON_MAX_TERM) -> Optional[int]:
+    """The abbreviation a ``--max-term`` option asks for: ``default`` if it is
+    not given, None (terms in full) for 0."""
+    return default if option is None else (option or None)
+
+
 def json_trace(trace, term, value, unicode: bool, steps: int, progress=None,
                max_term: Optional[int] = JSON_MAX_TERM) -> dict:
     """A trace in the one JSON schema every command uses

@@ -10,7 +10,7 @@ from . import progress
 from .options import (PHASE_NAMES, TRACE_FORMATS, UsageError, count, max_steps_args,
                       max_term, parse_point, phases, positive_int, row, rules, source_args,
                       width)
-from .show import JSON_MAX_TERM, fmt_point, fmt_row, settle
+from .show import fmt_point, fmt_row, settle, term_limit
 from .source import Source, output_count
 
 # At most this many steps of the main derivation by default (0: all): a browser
@@ -111,20 +111,20 @@ def _chunks(args, out, trace, start, value, title, done):
         from ..rendering.json_trace import iter_trace_json
         yield from iter_trace_json(trace, term=start, value=value,
                                    spelling="unicode" if u else "ascii",
-                                   max_term=JSON_MAX_TERM if limit is None else (limit or None),
+                                   max_term=term_limit(limit),
                                    paths=args.paths, premises=not args.no_premises,
                                    show_steps=shown, progress=done, **chosen)
         yield "\n"
     elif fmt == "latex":
         from ..rendering.latex import trace_to_latex
         yield trace_to_latex(trace, standalone=not args.fragment, title=title, term=start,
-                             value=value, max_term=200 if limit is None else (limit or None),
+                             value=value, max_term=term_limit(limit, 200),
                              premises=not args.no_premises, show_steps=shown, progress=done,
                              **chosen)
     else:
         from ..rendering.html import trace_to_html
         yield trace_to_html(trace, title=title, term=start, value=value, unicode=u,
-                            max_term=160 if limit is None else (limit or None),
+                            max_term=term_limit(limit, 160),
                             premises=not args.no_premises, show_steps=shown, progress=done,
                             **chosen)
 

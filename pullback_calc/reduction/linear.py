@@ -426,6 +426,7 @@ class SumFacts:
 _NEEDS_NORMALIZING = SumFacts(False, False)
 _NORMAL = SumFacts(True, False)
 
+
 def sum_facts(t: Sum) -> SumFacts:
     """t's ``SumFacts``: cached, else read from its summands (once per node)."""
     f = t._s3

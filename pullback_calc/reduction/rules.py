@@ -290,9 +290,6 @@ def _flatten(items) -> list[Term]:
     return out
 
 
-_split = linear.split_summand
-
-
 def sum_needs_normalizing(t: Sum) -> bool:
     """Does rule 3 apply to the sum t of values: is a summand a sum or 𝟎, are
     two summands numerals, tuples or abstractions, or does an atom occur
@@ -319,7 +316,7 @@ def _normalize_sum(t: Sum) -> Term:
         elif isinstance(u, Lam):
             lams.append(u)
         else:
-            c, a = _split(u)
+            c, a = linear.split_summand(u)
             coeffs.setdefault(a, []).append(c)
     out: list[Term] = []
     if num is not None:
@@ -1091,8 +1088,7 @@ def classify_jacobian_at(t: App) -> Optional[str]:
     if isinstance(E, Sum):
         return "12"
     if isinstance(E, Jac):
-        in_map, in_along = env.occurs(E.lam), env.occurs(E.along)
-        if not in_map:
+        if not env.occurs(E.lam):
             return "13"
         if is_linear(E.lam.body, PatVars(lam.pat) & fv(E.lam)):
             return "13"  # (the free variables of the map: an inner binder may shadow p)

@@ -27,9 +27,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
+from ..reduction.gcpause import paused
 from ..syntax.printer import folding_env
-from .text import (PHASES, bounded, cap_steps, context_around, omitted_note, paused,
-                   rule_doc, select_steps, ticker)
+from .text import (PHASES, bounded, cap_steps, context_around, omitted_note, rule_doc,
+                   select_steps, ticker)
 
 __all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
 

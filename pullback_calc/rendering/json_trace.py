@@ -36,7 +36,8 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional
 
-from .text import PHASES, bounded, cap_steps, paused, paused_batches, select_steps, ticker
+from ..reduction.gcpause import paused
+from .text import PHASES, bounded, cap_steps, paused_batches, select_steps, ticker
 
 __all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "iter_trace_json",
            "expand_paths"]

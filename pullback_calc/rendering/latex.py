@@ -31,7 +31,8 @@ from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, folding,
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
-from .text import PHASES, cap_steps, omitted_note, paused, select_steps, ticker, walk
+from ..reduction.gcpause import paused
+from .text import PHASES, cap_steps, omitted_note, select_steps, ticker, walk
 
 __all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
            "context_to_latex"]

@@ -18,14 +18,13 @@ from itertools import islice
 from typing import Iterable, Iterator, Optional
 
 from ..reduction.gcpause import paused
-
 from ..syntax.printer import _prec, folding, folding_env, pretty
 from ..syntax.terms import Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
            "select_steps", "cap_steps", "count_steps", "iter_trace_lines", "parse_rules",
            "parse_phases", "rule_doc", "rule_labels",
-           "context_around", "walk", "state_lines", "paused", "paused_batches", "PHASES"]
+           "context_around", "walk", "state_lines", "paused_batches", "PHASES"]
 
 RULE_COLUMN = 10      # "[dual-app]" is the longest label
 PHASE_COLUMN = 9      # "decompose"

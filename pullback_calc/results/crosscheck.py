@@ -34,8 +34,9 @@ def _sympy_child(term: Term, point: list, conn, timeout: float) -> None:
     # finish) nor keep the caller's stdout/stderr open (a pipe's reader waits).
     import os
     import signal
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    signal.alarm(int(timeout) + 5)
+    if hasattr(signal, "alarm"):  # (POSIX)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(int(timeout) + 5)
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)

@@ -50,10 +50,6 @@ def dumps(obj) -> bytes:
     return buf.getvalue()
 
 
-def _loads(blob: bytes):
-    return pickle.loads(blob)
-
-
 _state: Optional[tuple] = None   # (fn, f, pt) in a worker
 _payload: Optional[bytes] = None
 
@@ -67,7 +63,7 @@ def _init(payload: bytes) -> None:
 def _run(task) -> tuple:
     global _state
     if _state is None:
-        _state = _loads(_payload)
+        _state = pickle.loads(_payload)
     fn, f, pt = _state
     try:
         return "ok", dumps(fn(f, pt, task))
@@ -101,7 +97,7 @@ def map_rows(fn: Callable, f, pt: list, tasks: list, workers: Optional[int]) -> 
         results = list(ex.map(_run, tasks))
     out = []
     for kind, blob in results:
-        value = _loads(blob)
+        value = pickle.loads(blob)
         if kind == "error":
             raise value
         out.append(value)

@@ -41,8 +41,8 @@ class Pos:
 # (machine._scan), Var and Tuple -- patterns -- ``_pidx`` and ``_dir``
 # (pattern_index, direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
 # ``_make_items`` (Sum.lazy) and ``_s3`` (linear.sum_facts, rule 3).  Slots,
-# not an instance dict: a node takes
-# ≈ 60 % of the memory, and reading a fact is one slot load.
+# not an instance dict: a node takes ≈ 60 % of the memory, and reading a fact
+# is one slot load.
 # A fact that may be unknown yet has two bits, "known" (X_K) and the fact (X).
 # The facts most nodes get fit in the low eight bits: CPython shares the int
 # objects up to 256, so a node's flags then take no memory of their own.
@@ -307,11 +307,9 @@ class Sum(Term):
         """A sum whose items ``make_items()`` builds when they are first read
         (rule 5's covectors: the reduction reads their linear combination,
         cached beside them, and a wide sum is built only to be printed)."""
-        t = object.__new__(Sum)  # (the items slot stays unset until read)
-        t.pos = t._hash = t._fv = t._fvc = t._lcobj = None
-        t._flags = t._scan = 0
+        t = Sum(())  # the constructor starts the caches; then the items slot is
+        del t.items  # left unset until read (__getattr__)
         t._make_items = make_items
-        t._s3 = None
         return t
 
     def __getattr__(self, name):  # only for a missing attribute: the items of a lazy sum

@@ -163,6 +163,9 @@ class Derivation:
     result: Optional[Term] = None
 
 
+NO_PREMISES: tuple = ()
+
+
 class Step:
     """One reduction step: rule, redex, contractum, evaluation context,
     premises.  The machine records the terms as it built them -- possibly
@@ -176,7 +179,8 @@ class Step:
                  phase_hint: Optional[str] = None):
         self.index, self.rule = index, rule
         self._redex, self._contractum, self._ctx = redex, contractum, ctx
-        self.premises = [] if premises is None else premises
+        # most steps have none: one shared empty tuple, not a list per step
+        self.premises = premises if premises else NO_PREMISES
         self.phase_hint = phase_hint  # set by the enclosing premise
 
     @property
@@ -389,7 +393,7 @@ class Machine:
                 # (a delayed β contractum, a Closure, has no position of its own)
                 # carry the source position on, for run-time error messages (rule
                 # 15's partial derivatives: the function symbol they come from)
-                pos = t.pos if t.pos is not None or label != "15" else _locate(t, None)
+                pos = t.pos if t.pos is not None or label != "15" else _symbol_pos(t)
                 if pos is not None:
                     contractum.pos = pos
             if self._level == 0:
@@ -639,6 +643,13 @@ def _locate(t: Term, ctx: Optional[Ctx]):
             return ctx.node.pos
         ctx = ctx.parent
     return None
+
+
+def _symbol_pos(t: App):
+    """Rule 15's redex (J(λp. f(…))·P) V: the position of the function
+    symbol f, else the nearest one ``_locate`` finds."""
+    body = t.fun.lam.body
+    return body.pos if type(body) is Prim and body.pos is not None else _locate(t, None)
 
 
 def _short(t: Term, n: int = 60) -> str:

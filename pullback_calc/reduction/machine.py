@@ -288,6 +288,9 @@ class Machine:
         #: is the innermost tangent premise being run the forward chain rule (7J/8J)?
         #: Rule 18 is then lazy (18L, rules.jac_abstraction)
         self.in_forward_premise = False
+        #: how to descend into each class of node: without a trace, a Dual's frame
+        #: does not keep the functional it descends into (_child_dual_hollow)
+        self._child = _CHILD if record else _CHILD_UNRECORDED
 
     # public ------------------------------------------------------------------------
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
@@ -433,7 +436,7 @@ class Machine:
             if tt in _LEAVES:
                 t._flags |= NF
                 return ("up", ctx, t, None)
-            child = _CHILD.get(tt)
+            child = self._child.get(tt)
             if child is None:
                 raise AssertionError(tt)
             nxt = child(ctx, t)
@@ -447,15 +450,6 @@ class Machine:
                 return ("redex", ctx, t, label)
             t._flags |= NF
             return ("up", ctx, t, None)
-
-    def _child(self, ctx, t):
-        """The first child of t still to evaluate, as (frame, child); LIFT if
-        the first evaluated child that is no longer evaluating is a let kept by
-        rule 1 (rule lift); or None."""
-        child = _CHILD.get(type(t))
-        if child is None:
-            raise AssertionError(type(t))
-        return child(ctx, t)
 
     @staticmethod
     def _redex(t: Term) -> Optional[str]:
@@ -593,6 +587,28 @@ def _child_pullback(ctx, t):
     return LIFT if R.kept_let(t.form) else None
 
 
+#: the hole of a hollow frame: a name no binder binds, printed as a hole
+HOLE = Var("□")
+
+
+def _child_dual_hollow(ctx, t):
+    """``_child_dual``, but the frame of the functional is hollow: its node is
+    the Dual with the functional replaced by HOLE, so the frame does not keep
+    the functional as it was before it reduced.  In the forward phase of a
+    gradient every stage's Dual waits on such a frame while the rest of the
+    program runs; the old functional (the rest of the pullback chain and the
+    image before its arithmetic) would otherwise stay alive to the end.  The
+    frame always plugs a new Dual (the same one the full frame would build
+    when the functional changed), so the steps are the same; used only when
+    no trace is recorded (a trace shows the frames' nodes)."""
+    got = _child_dual(ctx, t)
+    if got is not None and got is not LIFT and got[0].kind == "dual-fun":
+        frame = got[0]
+        frame.node = Dual(t.lam, HOLE, t.pos)
+        frame.h = HOLE
+    return got
+
+
 _CHILD = {Prim: _child_prim, App: _child_app, Tuple: _child_items, Sum: _child_items,
           Proj: _child_proj, Jac: _child_jac, Dual: _child_dual, Pullback: _child_pullback}
 
@@ -616,6 +632,9 @@ def _redex_proj(t):
 
 def _redex_sum(t):
     return "3" if R.sum_needs_normalizing(t) else None
+
+
+_CHILD_UNRECORDED = {**_CHILD, Dual: _child_dual_hollow}
 
 
 _REDEX = {Prim: _redex_prim, App: R.classify_app, Proj: _redex_proj, Sum: _redex_sum,

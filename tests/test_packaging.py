@@ -61,4 +61,5 @@ def test_readme_quick_start_names_the_system_packages_and_ci_runs_it():
     assert install in quick
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "run .venv/bin/pip install -e '.[test,browser]'" in ci
-    assert "run .venv/bin/python -m pytest\n" in ci and ".venv/bin/python -m pytest\n" in quick
+    test = ".venv/bin/python -m pytest -n auto\n"  # on every core (pytest-xdist)
+    assert f"run {test}" in ci and test in quick

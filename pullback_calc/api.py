@@ -334,6 +334,8 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
         # the primal then comes from a reduction of f V (same machine: steps add up)
         dual_map = Lam(direction_pattern(_pattern_of(dom)), Zero())
         primal_term, trace2 = m.reduce(App(f, term.arg))
+        for s in trace2:  # one trace: its steps numbered on (permalinks, --show-steps)
+            s.index += len(trace)
         trace = trace + trace2
     elif (isinstance(value, Dual) and isinstance(value.functional, App)
             and value.functional.fun == omega):

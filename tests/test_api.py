@@ -90,6 +90,15 @@ def test_vjp_is_one_reduction_with_a_free_one_form():
     assert r(0.5) == [210.0, 175.0]
 
 
+def test_vjp_of_a_constant_function_is_one_numbered_trace():
+    # rule 3 drops S̄ with the dual map; the primal comes from a second
+    # reduction of f V, whose steps continue the first one's numbering
+    r = pc.vjp("λx. 3 + 4", [1.0])
+    assert r.primal == 7.0 and r.backprop(1.0) == [0.0]
+    assert [s.index for s in r.trace] == list(range(len(r.trace))) and r.steps == len(r.trace)
+    assert [s.rule for s in r.trace][-2:] == ["1", "4"]
+
+
 def test_jvp_is_forward_mode_by_the_jacobian_rules():
     r = pc.jvp(RUNNING, [1.5, 2], [1, 0])
     primal, tangent = r

@@ -21,7 +21,7 @@ from typing import Callable, Optional
 
 from .errors import MemoryBudgetExceeded, TimeBudgetExceeded
 
-__all__ = ["budget", "check", "resident_bytes", "ACTIVE"]
+__all__ = ["budget", "check", "validate", "resident_bytes", "ACTIVE", "MAX_SECONDS"]
 
 ACTIVE = False           # any budget in force? (the machine's cheap test)
 _deadline: Optional[float] = None
@@ -59,11 +59,20 @@ def ticker(fn: Callable[[], None]):
         ACTIVE = _stopped or _deadline is not None or _max_bytes is not None or _tick is not None
 
 
-def _validate(timeout, max_memory) -> None:
+#: the longest time budget, in seconds (≈ 116 days): the operating system's
+#: timers that back it (setitimer, alarm, timed waits) take no more
+MAX_SECONDS = 10_000_000
+
+
+def validate(timeout, max_memory=None) -> None:
+    """ValueError unless each budget given is a positive finite number, and
+    the timeout at most MAX_SECONDS."""
     for name, v in (("timeout", timeout), ("max_memory", max_memory)):
         if v is not None and not (isinstance(v, (int, float)) and v > 0 and v == v
                                   and v != float("inf")):
             raise ValueError(f"{name} must be a positive number (or None), got {v!r}")
+    if timeout is not None and timeout > MAX_SECONDS:
+        raise ValueError(f"timeout must be at most {MAX_SECONDS:,} seconds, got {timeout!r}")
 
 
 @contextlib.contextmanager
@@ -71,7 +80,7 @@ def budget(timeout: Optional[float] = None, max_memory: Optional[float] = None):
     """Bound the time (seconds, from now) and memory (megabytes) of the
     reductions run in the block; nested blocks keep the tighter budget."""
     global ACTIVE, _deadline, _timeout, _max_bytes, _max_mb
-    _validate(timeout, max_memory)
+    validate(timeout, max_memory)
     saved = (ACTIVE, _deadline, _timeout, _max_bytes, _max_mb)
     if timeout is not None:
         d = time.monotonic() + timeout

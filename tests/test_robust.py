@@ -167,6 +167,23 @@ def test_cli_timeout_and_memory_budgets(tmp_path):
     assert status == 2 and "positive number of seconds" in err
 
 
+@pytest.mark.parametrize("args", [["reduce", "-e", "1 + 2", "--timeout", "1e10"],
+                                  ["check", "-e", "λx. sin(x)", "--at", "1",
+                                   "--sympy-timeout", "1e300"]])
+def test_a_timeout_past_the_system_timers_is_a_usage_error(args):
+    # setitimer, alarm and timed waits overflow (they were internal errors)
+    status, _, err, _ = _run(args)
+    assert status == 2 and "must be at most 10,000,000 seconds" in err, err
+    _clean(err)
+    with pytest.raises(ValueError, match="at most 10,000,000 seconds"):
+        pc.reduce("1 + 2", timeout=1e300)
+
+
+def test_a_memory_budget_past_any_address_space_sets_no_limit():
+    status, out, err, _ = _run(["reduce", "-e", "1 + 2", "--max-memory", "1e300", "--no-trace"])
+    assert status == 0 and out.startswith("normal form: 3"), err
+
+
 # ---- huge inputs through the CLI ------------------------------------------------------------
 
 def _reduce_file_measured(f: Path):

@@ -77,6 +77,8 @@ class _Guards:
                     self.saved.append(("rlimit", soft, hard))
             except (ImportError, ValueError, OSError):  # not POSIX: the machine's checks only
                 pass
+            except OverflowError:  # a limit past any address space: no backstop to set
+                pass
 
     def restore(self) -> None:
         import signal

@@ -1,6 +1,6 @@
 """What every subcommand's options share: value parsers, option groups, usage errors.
 
-Light on purpose (argparse, re, math): ``main`` imports it before it guards
+Light on purpose (argparse, re, math, budgets): ``main`` imports it before it guards
 against interrupts and before the engine loads.
 """
 from __future__ import annotations
@@ -9,6 +9,8 @@ import argparse
 import math
 import re
 from typing import Optional, Sequence
+
+from .. import budgets
 
 PROG = "pullback-calc"
 DEFAULT_MAX_STEPS = 1_000_000  # reduction.machine's (tests/test_cli.py checks they agree)
@@ -126,7 +128,7 @@ def tolerance(text: str) -> float:
     return v
 
 
-def positive(what: str, unit: str):
+def positive(what: str, unit: str, most: Optional[float] = None):
     def parse(text: str) -> float:
         try:
             v = float(text)
@@ -135,11 +137,14 @@ def positive(what: str, unit: str):
         if not (v > 0 and math.isfinite(v)):
             raise argparse.ArgumentTypeError(f"{what} must be a positive number of {unit}, "
                                              f"got {text}")
+        if most is not None and v > most:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {most:,} {unit}, "
+                                             f"got {text}")
         return v
     return parse
 
 
-seconds = positive("the timeout", "seconds")
+seconds = positive("the timeout", "seconds", budgets.MAX_SECONDS)
 megabytes = positive("the memory budget", "megabytes")
 
 

@@ -19,6 +19,7 @@ import multiprocessing
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .. import budgets
 from ..deep import deep
 from ..syntax.terms import App, Lam, Num, Prim, Proj, Term, Tuple, Var
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type, real_leaves
@@ -58,6 +59,7 @@ class SympyJob:
 
     def __init__(self, term: Term, point: list, timeout: float = SYMPY_TIMEOUT):
         import time
+        budgets.validate(timeout)  # (the child's alarm and the waits take no more)
         self.timeout, self.proc, self.why = timeout, None, None
         self.deadline = time.monotonic() + timeout
         if not isinstance(term, Lam):

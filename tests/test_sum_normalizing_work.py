@@ -107,3 +107,13 @@ def test_wide_free_variable_sets_are_not_copied_per_child():
     lam = parse("λz. z")
     j = App(Jac(lam, s), Num(1.0))
     assert fv(j) is fv(s)  # the Jacobian along s: s's set, not a copy
+
+
+def test_formal_sum_keeps_a_whole_sum_and_flattens_the_degenerate_ones():
+    from pullback_calc.syntax.terms import ZERO, Zero, formal_sum
+    a, b = Var("a"), Var("b")
+    s = Sum((a, b))
+    assert formal_sum([s]) is s and formal_sum([ZERO, s, ZERO]) is s  # its cached facts too
+    assert formal_sum([Sum((a,))]) is a  # [P] is P, a one-summand sum too
+    assert isinstance(formal_sum([Sum(())]), Zero)  # [] is 0
+    assert formal_sum([s, a]) == Sum((a, b, a))

@@ -82,12 +82,6 @@ class _Memo:
         self.young[k] = e
         return e[1]
 
-    def get(self, node, key):
-        return self.entry(node).get(key)
-
-    def put(self, node, key, text, complete: bool) -> None:
-        self.entry(node)[key] = (text, complete)
-
     def clear(self) -> None:
         self.young, self.old = {}, {}
 

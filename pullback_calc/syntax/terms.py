@@ -402,7 +402,8 @@ def church_list(items) -> Term:
 
 def formal_sum(items) -> Term:
     """Flattened formal sum; 0 is dropped; [] is 0, [P] is P (also when P is
-    a sum: the same node, with the facts cached beside it)."""
+    a sum of two or more summands: the same node, with the facts cached
+    beside it)."""
     out: list[Term] = []
     whole = None  # the only summand so far, if it is a sum
     for t in items:
@@ -412,7 +413,7 @@ def formal_sum(items) -> Term:
         elif not isinstance(t, Zero):
             whole = None
             out.append(t)
-    if whole is not None:
+    if whole is not None and len(out) > 1:
         return whole
     if not out:
         return ZERO

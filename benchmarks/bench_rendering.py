@@ -10,11 +10,12 @@ The traces are gradients of the sin chain λx. sin(sin(…sin(x)…)) of depth n
 by ``jacobian_row`` (about 9n steps; n is chosen to give the wanted number of
 steps).  Each renderer runs with its defaults -- ``format_trace`` (lines of
 100 columns), ``trace_to_json`` (terms abbreviated to 400 characters, delta
-paths), ``trace_to_html`` (terms abbreviated to 160 characters, three frames
-of context) -- and is timed (best of ``--repeats``, after ``gc.collect()``).
-The redexes of this family are as large as the program (whole let series,
-environments n deep), so printing them in full would make the output, and
-the time, quadratic; bounded printing keeps each step O(1).
+paths), ``trace_to_html`` (the page prints the terms itself, from a table of
+the printer's pieces that the steps share: rendering/table.py) -- and is
+timed (best of ``--repeats``, after ``gc.collect()``).  The redexes of this
+family are as large as the program (whole let series, environments n deep),
+so printing them in full would make the output, and the time, quadratic;
+bounded printing (text, JSON) and the shared table (HTML) keep each step O(1).
 
 Per renderer the script prints µs per step and output bytes per step, and a
 least-squares fit of log(time) against log(steps): an exponent ≈ 1.0 is

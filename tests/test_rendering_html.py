@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+from collections import deque
 
 import pytest
 
@@ -20,6 +21,8 @@ import pullback_calc as pc
 from pullback_calc.cli import main
 from pullback_calc.rendering.html import TraceView, result_repr_html, trace_data, \
     trace_to_html, view
+from pullback_calc.rendering.text import bounded, context_around
+from pullback_calc.syntax.printer import folding_env
 
 F = "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2"
 PREMISE = "(J(λx. λy. x × y)·1) 2"
@@ -38,6 +41,31 @@ def embedded(page: str) -> dict:
     return json.loads(m[1])
 
 
+def whole(doc: dict, k: int) -> str:
+    """Entry k of the page's term table printed whole and unfolded, as
+    rendering/table.py says to print it (the oracle for the table; the page's
+    own printer is checked against ``text.bounded`` in the browser below)."""
+    N, out, stack = doc["N"], [], [(k, 0)]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.append(x)
+            continue
+        k, need = x
+        e, parts, i = N[k], [], 2
+        while i < len(e):
+            if isinstance(e[i], str):
+                parts.append(e[i])
+                i += 1
+            else:  # a pattern's children are patterns
+                parts.append((e[i], None if need is None or e[i + 1] < 0 else e[i + 1]))
+                i += 2
+        if need is not None and e[0] < need:
+            parts = ["(", *parts, ")"]
+        stack.extend(reversed(parts))
+    return "".join(out)
+
+
 # ---- the page, without a browser ------------------------------------------------------
 
 def test_page_is_self_contained(running):
@@ -49,7 +77,8 @@ def test_page_is_self_contained(running):
     doc = embedded(page)
     # 52 steps in the main derivation, 57 in all: rule 5's arithmetic premises hold 5
     assert doc["top"] == 52 and len(doc["S"]) == 57 and len(doc["D"]) == 4
-    assert doc["D"][0][1:3] == ["⟨35 × 7, 35 × 2.5⟩", "⟨245, 87.5⟩"]
+    start, result = doc["D"][0][1:3]
+    assert (whole(doc, start), whole(doc, result)) == ("⟨35 × 7, 35 × 2.5⟩", "⟨245, 87.5⟩")
     assert doc["value"] == "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx"
     assert set(doc["docs"]) == set(doc["rules"]) and doc["docs"]["pb"].startswith("(pb)")
 
@@ -68,8 +97,10 @@ def test_premises_are_flattened_breadth_first():
     assert doc["top"] == 1 and doc["total"] == 4
     (prem,) = doc["D"]  # rule 18's premise: a pullback along a free 1-form, applied to P
     assert doc["rules"][prem[0]] == "18"
-    assert prem[1:] == ["Ω(λx. x × y) omega_1 2 1", "omega_1 (2 × y) (y × 1)", 1, 3]
-    assert doc["S"][0][9] == [0]
+    assert [whole(doc, k) for k in prem[1:3]] == ["Ω(λx. x × y) omega_1 2 1",
+                                                  "omega_1 (2 × y) (y × 1)"]
+    assert prem[3:] == [1, 3]
+    assert doc["S"][0][7] == [0]
     assert [doc["rules"][s[0]] for s in doc["S"][1:]] == ["pb", "15", "dual-app"]
 
 
@@ -79,6 +110,36 @@ def test_page_size_is_linear():
     a, b = len(trace_to_html(small.trace)), len(trace_to_html(big.trace))
     assert len(big.trace) == 4 * len(small.trace)
     assert b < 4.5 * a
+
+
+def steps_in_page_order(trace) -> list:
+    """The steps as the page lists them: the main derivation's, then each premise's
+    (breadth first)."""
+    out, todo = list(trace), deque(s for s in trace if s.premises)
+    while todo:
+        for d in todo.popleft().premises:
+            out.extend(d.steps)
+            todo.extend(s for s in d.steps if s.premises)
+    return out
+
+
+def test_the_term_table_holds_every_step_once():
+    """Every step's redex, contractum and premise terms are entries of the table that
+    print back to the term; a node shared by many steps is one entry, so the table
+    grows with the steps, not with steps × term size."""
+    sizes = []
+    for n in (20, 40, 80):
+        r = pc.jacobian_row("λx. " + "sin(" * n + "x" + ")" * n, [0.7], 0)
+        doc = trace_data(r.trace)
+        steps = steps_in_page_order(r.trace)
+        assert len(doc["S"]) == len(steps)
+        for row, s in zip(doc["S"], steps):
+            assert whole(doc, row[4]) == pc.pretty(s.redex)
+            assert whole(doc, row[5]) == pc.pretty(s.contractum)
+        sizes.append((len(steps), len(doc["N"]), len(doc["F"])))
+    (s1, n1, f1), _, (s3, n3, f3) = sizes
+    assert s3 > 3.5 * s1
+    assert n3 < 1.2 * (s3 / s1) * n1 and f3 < 1.2 * (s3 / s1) * f1  # linear, not quadratic
 
 
 def test_trace_view(running):
@@ -263,7 +324,7 @@ def test_browser_nested_premises(open_page):
     r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
     doc = trace_data(r.trace)
     S, D, top = doc["S"], doc["D"], doc["top"]
-    premises = [s[9] or [] for s in S]  # the premise ids of each step (0: none)
+    premises = [s[7] or [] for s in S]  # the premise ids of each step (0: none)
 
     def steps_of(pid):
         return range(D[pid][3], D[pid][3] + D[pid][4])
@@ -330,3 +391,48 @@ def test_browser_ten_thousand_steps(open_page):
         re.compile(r"^step (%s) " % "|".join(str(n) for n in range(max(near - 1, 0), near + 2))))
     settled(page)
     assert page.locator(".row").count() < 100
+
+
+def test_browser_prints_as_the_text_renderer_does(open_page):
+    """The page prints its terms itself, from the table: every step's redex and
+    contractum -- abbreviated at several lengths and whole, folded and not, in both
+    spellings -- and its context are exactly what ``text.bounded`` and
+    ``text.context_around`` print in Python."""
+    traces = {"sin": pc.jacobian_row("λx. " + "sin(" * 30 + "x" + ")" * 30, [0.7], 0).trace,
+              "running": pc.jacobian_row(F, [1.5, 2], 0).trace,
+              "premises": pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc)"
+                                    " 0) (λz. λw. w) 2 1").trace}
+    for name, trace in traces.items():
+        steps = steps_in_page_order(trace)
+        for unicode in (True, False):
+            page, _ = open_page(trace_to_html(trace, unicode=unicode), f"{name}-{unicode}")
+            doc = trace_data(trace, unicode=unicode)
+            ks = [row[4] for row in doc["S"]] + [row[5] for row in doc["S"]]
+            terms = [s.redex for s in steps] + [s.contractum for s in steps]
+            for limit in (160, 40, None):
+                for fold in (True, False):
+                    got = page.evaluate("([ks, l, f]) => ks.map(k => "
+                                        "window.pcStepper.bounded(k, l, f))", [ks, limit, fold])
+                    with folding_env(fold):
+                        want = [bounded(t, unicode, limit)[0] for t in terms]
+                    assert got == want, (name, unicode, limit, fold)
+            got = page.evaluate("(n) => Array.from({length: n}, "
+                                "(_, i) => window.pcStepper.context(i))", len(steps))
+            with folding_env(True):
+                want = [list(context_around(s, unicode, frames=3)) for s in steps]
+            assert got == want, (name, unicode)
+
+
+def test_browser_shows_whole_terms_on_demand(open_page):
+    r = pc.jacobian_row("λx. " + "sin(" * 40 + "x" + ")" * 40, [0.7], 0)
+    i, step = next((i, s) for i, s in enumerate(r.trace) if len(pc.pretty(s.redex)) > 400)
+    page, _ = open_page(trace_to_html(r.trace, fold=False))
+    page.fill("#goto", str(i))
+    page.press("#goto", "Enter")
+    at(page, step.index)
+    expect(page.locator("#redex")).to_have_text(bounded(step.redex, True, 160)[0])
+    page.check("#whole")
+    expect(page.locator("#redex")).to_have_text(pc.pretty(step.redex))
+    expect(page.locator("#contractum")).to_have_text(pc.pretty(step.contractum))
+    page.uncheck("#whole")
+    expect(page.locator("#redex")).to_have_text(bounded(step.redex, True, 160)[0])

@@ -375,25 +375,40 @@ def _kids(u: Term) -> tuple:
 
 
 def has_lazy(t) -> bool:
-    """Does t contain a lazy node?  Cached on nodes (``HASLAZY``)."""
-    if isinstance(t, LAZY):
+    """Does t contain a lazy node?  Cached on nodes (``HASLAZY``).  Post-order
+    with one stack: a node stays on it until its children are known (each node
+    is walked once over all calls; renderers ask for every step's terms)."""
+    if t.__class__ in _LAZY:
         return True
     f = t._flags
     if f & HASLAZY_K:
         return bool(f & HASLAZY)
-    stack = [(t, False)]
+    stack = [t]
     while stack:
-        u, ready = stack.pop()
-        if isinstance(u, LAZY) or u._flags & HASLAZY_K:
+        u = stack[-1]
+        f = u._flags
+        if f & HASLAZY_K:
+            stack.pop()
             continue
-        ks = _kids(u)
-        if ready:
-            lazy = any(isinstance(k, LAZY) or k._flags & HASLAZY for k in ks)
-            u._flags |= (HASLAZY_K | HASLAZY) if lazy else HASLAZY_K
+        ks = (u.body,) if u.__class__ is Lam else u.children()
+        waiting = False
+        for k in ks:
+            if k.__class__ not in _LAZY and not k._flags & HASLAZY_K:
+                stack.append(k)
+                waiting = True
+        if waiting:
+            continue
+        stack.pop()
+        for k in ks:
+            if k.__class__ in _LAZY or k._flags & HASLAZY:
+                u._flags = f | HASLAZY_K | HASLAZY
+                break
         else:
-            stack.append((u, True))
-            stack.extend((k, False) for k in ks)
+            u._flags = f | HASLAZY_K
     return bool(t._flags & HASLAZY)
+
+
+_LAZY = frozenset(LAZY)
 
 
 def materialise(t):

@@ -4,12 +4,15 @@
     view(trace_or_result)                       -> TraceView  (shows itself in Jupyter)
 
 The page needs no network: its CSS and JavaScript are inline, it uses the
-system's fonts, and the trace is embedded as compact JSON (one short array
-per step: rule, phase, redex, contractum and the innermost frames of the
-context, all abbreviated, so the page grows linearly with the trace).  The
-script renders only the current step and the rows of the step list that are
+system's fonts, and the trace is embedded as compact JSON: one short array
+per step (rule, phase, and its redex, contractum and context as indexes into
+one table of the printer's pieces for every node the steps show, written
+once however many steps share it: ``table.TermTable``), so the page grows
+linearly with the trace and is written in time linear in its new nodes.  The
+script prints terms itself -- bounded, from either end, as ``text.bounded``
+does -- and only for the current step and the rows of the step list that are
 in view (a virtualised list), so traces of 10,000+ steps open and step at
-once.  Premise sub-derivations are rendered when they are expanded, 200
+once, and any term can be shown whole on demand.  Premise sub-derivations are rendered when they are expanded, 200
 steps at a time.
 
 Controls: previous / next (← →, or k / j), first / last (Home / End), a
@@ -29,8 +32,8 @@ from typing import Optional
 
 from ..reduction.gcpause import paused
 from ..syntax.printer import folding_env
-from .text import (PHASES, bounded, cap_steps, context_around, omitted_note, rule_doc,
-                   select_steps, ticker)
+from .table import TermTable
+from .text import PHASES, bounded, cap_steps, omitted_note, rule_doc, select_steps, ticker
 
 __all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
 
@@ -45,16 +48,21 @@ def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
                phases=None, rules=None, every: int = 1, fold: bool = True,
                premises: bool = True, show_steps: Optional[int] = None,
                progress=None) -> dict:
-    """What the page embeds: ``S`` the steps (the main derivation's first, then
-    each premise's, contiguously) as ``[rule, phase, index, depth, redex,
-    contractum, context_left, context_right, more_context, premise_ids,
-    redex_unfolded, contractum_unfolded]`` (the last two: the text without
-    folded environment tuples, for hover, or 0 if folding changed nothing),
-    ``D`` the premises as ``[rule, start, result, first_step, count]``, ``top``
-    the number of main steps; rules and phases as indexes into ``rules`` and
-    ``phases``.  ``fold``: environment tuples print folded (⟨…, c⟩).  ``show_steps``:
-    at most that many main steps, the first and last, and ``note`` says what was
-    left out; ``premises=False`` leaves premises out."""
+    """What the page embeds.  The page prints the terms itself, from one table of
+    the printer's pieces shared by every step (``table.TermTable``: ``N`` the
+    nodes, ``F`` the context frames), so a step costs its new nodes, not the
+    characters shown.  ``S`` the steps (the main derivation's first, then each
+    premise's, contiguously) as ``[rule, phase, index, depth, redex, contractum,
+    frame, premise_ids]`` (terms and the innermost frame as indexes into ``N``
+    and ``F``, -1: no context); ``D`` the premises as ``[rule, start, result,
+    first_step, count]`` (``result`` -1 if unfinished); ``top`` the number of
+    main steps; rules and phases as indexes into ``rules`` and ``phases``.  How
+    the page prints: ``unicode``; ``max_term`` (terms are abbreviated to about
+    that many characters, None: in full); ``context`` (frames shown around the
+    redex); ``fold`` (environment tuples print folded, ⟨…, c⟩, the whole term
+    on hover).  ``term`` and ``value`` come printed.  ``show_steps``: at most
+    that many main steps, the first and last, and ``note`` says what was left
+    out; ``premises=False`` leaves premises out."""
     with folding_env(fold), paused():  # paused: see text.paused_batches
         return _trace_data(trace, title=title, term=term, value=value, unicode=unicode,
                            max_term=max_term, context=context, phases=phases, rules=rules,
@@ -75,6 +83,8 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
     tick = ticker(progress)
     rule_ids: dict[str, int] = {}
     phase_ids = {p: i for i, p in enumerate(PHASES)}
+    table = TermTable(unicode)
+    node, frame = table.node, table.frame
 
     def rid(label: str) -> int:
         k = rule_ids.get(label)
@@ -82,51 +92,43 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
             k = rule_ids[label] = len(rule_ids)
         return k
 
-    def text(t) -> Optional[str]:
-        return None if t is None else bounded(t, unicode, max_term)[0]
-
     S: list = []
     D: list = []
     todo: deque = deque()
-    unfold: list = []  # (row, column, term): folding shortened the text shown
 
     def add(step) -> None:
-        if context:
-            left, right, more = context_around(step, unicode, frames=context)
-        else:
-            left, right, more = "", "", step.ctx is not None
-        r, c = text(step.redex), text(step.contractum)
-        row = [rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
-               r, c, left, right, 1 if more else 0, 0, 0, 0]
-        S.append(row)
-        if fold:
-            for col, t, shown in ((10, step.redex, r), (11, step.contractum, c)):
-                if "⟨…" in shown or "<..." in shown:
-                    unfold.append((row, col, t))
+        S.append([rid(step.rule), phase_ids.get(step.phase, 0), step.index, step.depth,
+                  node(step.redex), node(step.contractum), frame(step.ctx) if context else -1,
+                  0])
         if tick is not None:
             tick()
         if premises and step.premises:
             todo.append((len(S) - 1, step))
 
-    for s in steps:
-        add(s)
-    top = len(S)
-    while todo:  # breadth first: each premise's steps are contiguous in S
-        row, step = todo.popleft()
-        ids = []
-        for d in step.premises:
-            ids.append(len(D))
-            D.append([rid(d.rule), text(d.start), text(d.result), len(S), len(d.steps)])
-            for s in d.steps:
-                add(s)
-        S[row][9] = ids
-    with folding_env(False):  # the texts for hover, in one pass
-        for row, col, t in unfold:
-            row[col] = text(t)
+    with folding_env(False):  # the table keeps unfolded pieces (the page folds)
+        for s in steps:
+            add(s)
+        top = len(S)
+        while todo:  # breadth first: each premise's steps are contiguous in S
+            row, step = todo.popleft()
+            ids = []
+            for d in step.premises:
+                ids.append(len(D))
+                D.append([rid(d.rule), node(d.start),
+                          -1 if d.result is None else node(d.result), len(S), len(d.steps)])
+                for s in d.steps:
+                    add(s)
+            S[row][7] = ids
+
+    def text(t) -> Optional[str]:
+        return None if t is None else bounded(t, unicode, max_term)[0]
+
     labels = sorted(rule_ids, key=rule_ids.get)
     doc = {"title": title, "term": text(term), "value": text(value), "top": top,
            "total": len(S), "rules": labels, "phases": list(PHASES),
-           "docs": {r: rule_doc(r) for r in labels}, "S": S, "D": D}
+           "docs": {r: rule_doc(r) for r in labels},
+           "unicode": unicode, "max_term": max_term, "context": context, "fold": fold,
+           "N": table.N, "F": table.F, "S": S, "D": D}
     if note is not None:
         doc["note"] = note
         doc["gap"] = gap  # the step list marks where the left-out steps were

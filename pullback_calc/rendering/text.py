@@ -18,7 +18,7 @@ from itertools import islice
 from typing import Iterable, Iterator, Optional
 
 from ..reduction.gcpause import paused
-from ..syntax.printer import _prec, folding, folding_env, pretty
+from ..syntax.printer import LAM, _prec, folding, folding_env, folds, pretty
 from ..syntax.terms import Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
@@ -442,19 +442,28 @@ def rule_doc(label: str) -> str:
 
 # ---- the context around a redex --------------------------------------------------------------
 
-def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list, int]]:
-    """(left pieces, right pieces, precedence needed at the hole) of one
-    frame of an evaluation context, its other children abbreviated."""
+def frame_parts(frame, unicode: bool) -> Optional[tuple[list, list, Optional[int]]]:
+    """(pieces left of the hole, pieces right of it, precedence needed at the hole)
+    of one frame of an evaluation context: strings and the other children as
+    ``(term, need)`` (``need`` None: a pattern), or None if the hole cannot be
+    found.  The frame's own node prints unfolded (a folded tuple would hide the
+    item the hole is in); its other children are printed by the caller."""
     printer, _ = _printer(unicode)
     if printer is None:  # pragma: no cover
         return None
     from ..syntax.terms import Dual, Jac
     node, kind = frame.node, frame.kind
     hole = frame.hole()
+    if folding():
+        if folds_at_hole(frame):  # ⟨…, □⟩: what folding shows of the tuple
+            return [printer.sym("⟨…, ", "<..., ")], [printer.sym("⟩", ">")], LAM
+        with folding_env(False):  # ⟨□, c⟩ folded would hide the hole
+            return frame_parts(frame, unicode)
     parts = list(printer.node(node))
     if kind in ("a-root", "dual-body"):  # the hole is the body of a λ inside the node
         lam = node.lam if isinstance(node, (Jac, Dual)) else node.fun
-        j = next((k for k, x in enumerate(parts) if isinstance(x, tuple) and x[0] is lam), None)
+        j = next((k for k, x in enumerate(parts) if isinstance(x, tuple) and x[0] is lam),
+                 None)
         if j is None:
             return None
         need = parts[j][1]
@@ -462,13 +471,30 @@ def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list
         if need is not None and _prec(lam) < need:
             inner = ["(", *inner, ")"]
         parts[j:j + 1] = inner
-    kids = [k for k, x in enumerate(parts) if isinstance(x, tuple) and x[1] is not None]
-    if kind in ("prim", "tuple", "sum"):
-        i = kids[frame.index] if frame.index < len(kids) else None
-    else:
-        i = next((k for k in kids if parts[k][0] is hole), None)
-    if i is None:
+    # the hole: the frame's index-th child (prim, tuple, sum), else the child it held
+    by_index = kind in ("prim", "tuple", "sum")
+    n = -1
+    for i, x in enumerate(parts):
+        if x.__class__ is tuple and x[1] is not None:
+            n += 1
+            if (n == frame.index) if by_index else (x[0] is hole):
+                return parts[:i], parts[i + 1:], x[1]
+    return None
+
+
+def folds_at_hole(frame) -> bool:
+    """Is the frame's node an environment tuple that folds (⟨…, c⟩) with the hole
+    at its last item, which folding shows?"""
+    return frame.kind == "tuple" and folds(frame.node) and \
+        frame.index == len(frame.node.items) - 1
+
+
+def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list, int]]:
+    """``frame_parts`` with the other children abbreviated to ``sibling`` characters."""
+    got = frame_parts(frame, unicode)
+    if got is None:
         return None
+    left, right, need = got
 
     def show(x) -> str:
         if isinstance(x, str):
@@ -478,7 +504,7 @@ def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list
             return abbreviate(t, unicode, sibling)
         s = abbreviate(t, unicode, sibling)
         return f"({s})" if _prec(t) < need else s
-    return [show(x) for x in parts[:i]], [show(x) for x in parts[i + 1:]], parts[i][1]
+    return [show(x) for x in left], [show(x) for x in right], need
 
 
 def context_around(step, unicode: bool = True, frames: int = 3,

@@ -52,21 +52,26 @@ def _infix(t: Term):
     return None
 
 
-def _prec(t: Term) -> int:
-    if isinstance(t, Lam) or (isinstance(t, App) and isinstance(t.fun, Lam)):
-        return LAM
-    if isinstance(t, Sum):
-        return SUM
-    if _is_neg(t):
-        return NEG
+def _prec_prim(t: Term) -> int:
     p = _infix(t)
-    if p is not None:
-        return p
-    if isinstance(t, App):
-        return APP
-    if isinstance(t, (Proj, Jac, Dual, Pullback)):
-        return PREFIX
-    return ATOM
+    return ATOM if p is None else p
+
+
+_PREC = {  # by the node's class: renderers ask for every node they print
+    Lam: lambda t: LAM,
+    App: lambda t: LAM if t.fun.__class__ is Lam else APP,
+    Sum: lambda t: SUM,
+    Num: lambda t: NEG if _is_neg(t) else ATOM,
+    Prim: _prec_prim,
+    Proj: lambda t: PREFIX, Jac: lambda t: PREFIX, Dual: lambda t: PREFIX,
+    Pullback: lambda t: PREFIX,
+}
+
+
+def _prec(t: Term) -> int:
+    """The precedence ``t`` prints at (λ and let lowest, atoms highest)."""
+    f = _PREC.get(t.__class__)
+    return ATOM if f is None else f(t)
 
 
 def _prefix_minus(t: Term) -> bool:
@@ -152,36 +157,25 @@ class _Printer:
         return [(lam.pat, None), *ann]
 
     def node(self, t: Term) -> list:
-        sym = self.sym
-        if isinstance(t, Var):
-            return [t.name]
-        if isinstance(t, Num):
-            return [show_num(t.value)]
-        if isinstance(t, Zero):
-            return [sym("𝟎", "zero")]
-        if isinstance(t, Lam):
-            return [sym("λ", "\\"), *self.binder(t), ". ", (t.body, LAM)]
-        if isinstance(t, App) and isinstance(t.fun, Lam):  # let q = P in S
+        """The pieces of ``t``: strings, and children as ``(term, need)``."""
+        f = _NODE.get(t.__class__)
+        if f is None:
+            raise TypeError(f"not a term: {type(t).__name__}")
+        return f(self, t)
+
+    def _lam(self, t: Lam) -> list:
+        return [self.sym("λ", "\\"), *self.binder(t), ". ", (t.body, LAM)]
+
+    def _app(self, t: App) -> list:
+        if t.fun.__class__ is Lam:  # let q = P in S
             return ["let ", *self.binder(t.fun), " = ", (t.arg, LAM), " in ", (t.fun.body, LAM)]
-        if isinstance(t, App):
-            return [(t.fun, APP), " ", (t.arg, ATOM)]
-        if isinstance(t, Sum):
-            return self.seq(t.items, SUM + 1, sym(" ⊕ ", " ++ "))
-        if isinstance(t, Tuple):
-            if _FOLD.get() and folds(t):
-                return [sym("⟨…, ", "<..., "), (t.items[-1], LAM), sym("⟩", ">")]
-            return [sym("⟨", "<"), *self.seq(t.items, LAM), sym("⟩", ">")]
-        if isinstance(t, Proj):
-            return [sym("π", "pi") + str(t.index) + " ", (t.arg, ATOM)]
-        if isinstance(t, Jac):
-            return ["J(", (t.lam, LAM), sym(")·", ") . "), (t.along, ATOM)]
-        if isinstance(t, Dual):
-            return ["(", (t.lam, LAM), sym(")⋆ ", ")^* "), (t.functional, ATOM)]
-        if isinstance(t, Pullback):
-            return [sym("Ω(", "pullback("), (t.fun, LAM), ") ", (t.form, ATOM)]
-        if isinstance(t, Prim):
-            return self.prim(t)
-        raise TypeError(f"not a term: {type(t).__name__}")
+        return [(t.fun, APP), " ", (t.arg, ATOM)]
+
+    def _tuple(self, t: Tuple) -> list:
+        sym = self.sym
+        if _FOLD.get() and folds(t):
+            return [sym("⟨…, ", "<..., "), (t.items[-1], LAM), sym("⟩", ">")]
+        return [sym("⟨", "<"), *self.seq(t.items, LAM), sym("⟩", ">")]
 
     def prim(self, t: Prim) -> list:
         p = _infix(t)
@@ -194,6 +188,22 @@ class _Printer:
         if t.op == "pow":  # right-associative; the base is an application
             return [(t.args[0], APP), f" {op} ", self.operand(t.args[1], p)]
         return [(t.args[0], p), f" {op} ", self.operand(t.args[1], p + 1)]  # left-assoc
+
+
+_NODE = {  # how each class of node prints (a table, as the rules are)
+    Var: lambda p, t: [t.name],
+    Num: lambda p, t: [show_num(t.value)],
+    Zero: lambda p, t: [p.sym("𝟎", "zero")],
+    Lam: _Printer._lam,
+    App: _Printer._app,
+    Sum: lambda p, t: p.seq(t.items, SUM + 1, p.sym(" ⊕ ", " ++ ")),
+    Tuple: _Printer._tuple,
+    Proj: lambda p, t: [p.sym("π", "pi") + str(t.index) + " ", (t.arg, ATOM)],
+    Jac: lambda p, t: ["J(", (t.lam, LAM), p.sym(")·", ") . "), (t.along, ATOM)],
+    Dual: lambda p, t: ["(", (t.lam, LAM), p.sym(")⋆ ", ")^* "), (t.functional, ATOM)],
+    Pullback: lambda p, t: [p.sym("Ω(", "pullback("), (t.fun, LAM), ") ", (t.form, ATOM)],
+    Prim: lambda p, t: p.prim(t),
+}
 
 
 def pretty(t: Term, unicode: bool = True) -> str:

@@ -49,6 +49,7 @@ from pullback_calc.rendering.text import format_trace
 RENDERERS = {
     "text": lambda tr: format_trace(tr),
     "json": lambda tr: trace_to_json(tr),
+    "json-table": lambda tr: trace_to_json(tr, terms="table"),
     "html": lambda tr: trace_to_html(tr, title="bench"),
 }
 FULL = [1000, 2000, 5000, 10000]

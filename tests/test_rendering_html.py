@@ -21,6 +21,7 @@ import pullback_calc as pc
 from pullback_calc.cli import main
 from pullback_calc.rendering.html import TraceView, result_repr_html, trace_data, \
     trace_to_html, view
+from pullback_calc.rendering.table import text as table_text
 from pullback_calc.rendering.text import bounded, context_around
 from pullback_calc.syntax.printer import folding_env
 
@@ -42,28 +43,9 @@ def embedded(page: str) -> dict:
 
 
 def whole(doc: dict, k: int) -> str:
-    """Entry k of the page's term table printed whole and unfolded, as
-    rendering/table.py says to print it (the oracle for the table; the page's
-    own printer is checked against ``text.bounded`` in the browser below)."""
-    N, out, stack = doc["N"], [], [(k, 0)]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            out.append(x)
-            continue
-        k, need = x
-        e, parts, i = N[k], [], 2
-        while i < len(e):
-            if isinstance(e[i], str):
-                parts.append(e[i])
-                i += 1
-            else:  # a pattern's children are patterns
-                parts.append((e[i], None if need is None or e[i + 1] < 0 else e[i + 1]))
-                i += 2
-        if need is not None and e[0] < need:
-            parts = ["(", *parts, ")"]
-        stack.extend(reversed(parts))
-    return "".join(out)
+    """Entry k of the page's term table printed whole and unfolded (the page's own
+    printer is checked against ``text.bounded`` in the browser below)."""
+    return table_text(doc["N"], k)
 
 
 # ---- the page, without a browser ------------------------------------------------------
@@ -401,7 +383,8 @@ def test_browser_prints_as_the_text_renderer_does(open_page):
     traces = {"sin": pc.jacobian_row("λx. " + "sin(" * 30 + "x" + ")" * 30, [0.7], 0).trace,
               "running": pc.jacobian_row(F, [1.5, 2], 0).trace,
               "premises": pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc)"
-                                    " 0) (λz. λw. w) 2 1").trace}
+                                    " 0) (λz. λw. w) 2 1").trace,
+              "precedence": pc.reduce("(λx. x - (x - 1) × (2 - x) - (x - 3) ^ 2 ^ x) 2").trace}
     for name, trace in traces.items():
         steps = steps_in_page_order(trace)
         for unicode in (True, False):

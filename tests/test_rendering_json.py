@@ -124,3 +124,73 @@ def test_cli_json(capsys):
     validate(doc)
     assert {s["rule"] for s in doc["trace"]} == {"5"}
     assert doc["value"] == "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx"
+
+
+@pytest.mark.parametrize("source", [F, PREMISE, CHURCH, "(λx. x - (x - 1) × (2 - x) - (x - 3)) 5"])
+def test_a_table_of_terms_holds_every_term_whole(source):
+    """terms="table": every term is an index into "nodes" that prints back to the
+    term, whole; the document validates, and streaming gives the same text."""
+    from collections import deque
+
+    from pullback_calc.rendering.json_trace import iter_trace_json, term_text
+    r = pc.jacobian_row(source, [1.5, 2], 0) if source == F else pc.reduce(source)
+    value = r.covector if source == F else r.value
+    for spelling in ("unicode", "ascii"):
+        u = spelling == "unicode"
+        doc = trace_to_dict(r.trace, term=r.term if source == F else pc.parse(source),
+                            value=value, spelling=spelling, terms="table")
+        validate(doc)
+        assert doc["terms"] == "table" and doc["max_term"] is None
+        assert term_text(doc, doc["value"]) == pc.pretty(value, u)
+        assert term_text(doc, doc["term"]) == pc.pretty(r.term if source == F else
+                                                         pc.parse(source), u)
+        todo = deque([(doc["trace"], r.trace)])
+        n = 0
+        while todo:
+            rows, steps = todo.popleft()
+            assert len(rows) == len(steps)
+            for row, s in zip(rows, steps):
+                n += 1
+                assert term_text(doc, row["redex"]) == pc.pretty(s.redex, u)
+                assert term_text(doc, row["contractum"]) == pc.pretty(s.contractum, u)
+                for pd, d in zip(row["premises"], s.premises):
+                    assert term_text(doc, pd["start"]) == pc.pretty(d.start, u)
+                    assert term_text(doc, pd["result"]) == pc.pretty(d.result, u)
+                    todo.append((pd["steps"], d.steps))
+        assert n == doc["steps"] == r.steps
+        text = trace_to_json(r.trace, value=value, spelling=spelling, terms="table")
+        assert text == "".join(iter_trace_json(r.trace, value=value, spelling=spelling,
+                                               terms="table"))
+        assert json.loads(text)["nodes"]
+    with pytest.raises(ValueError):
+        trace_to_dict(r.trace, spelling="both", terms="table")
+    with pytest.raises(ValueError):
+        trace_to_dict(r.trace, terms="tree")
+
+
+def test_a_table_of_terms_grows_with_the_steps():
+    sizes = []
+    for n in (25, 100):
+        r = pc.jacobian_row("λx. " + "sin(" * n + "x" + ")" * n, [0.7], 0)
+        doc = trace_to_dict(r.trace, terms="table")
+        sizes.append((doc["steps"], len(doc["nodes"]), len(json.dumps(doc))))
+    (s1, n1, b1), (s2, n2, b2) = sizes
+    assert s2 > 3.5 * s1
+    assert n2 < 1.2 * n1 * s2 / s1 and b2 < 1.2 * b1 * s2 / s1  # not steps × term size
+
+
+def test_cli_json_table(capsys, tmp_path):
+    from pullback_calc.rendering.json_trace import term_text
+    assert main(["trace", "-e", F, "--at", "1.5,2", "-f", "json", "--terms", "table"]) == 0
+    doc = json.loads(capsys.readouterr()[0])
+    validate(doc)
+    assert term_text(doc, doc["value"]) == "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx"
+    assert term_text(doc, doc["trace"][0]["redex"]) == "((x + 1) × (2 × x + y ^ 2)) ^ 2"
+    assert main(["trace", "-e", F, "--at", "1.5,2", "-f", "json", "--terms", "table",
+                 "--ascii"]) == 0
+    out = capsys.readouterr()[0]
+    assert out.isascii() and term_text(json.loads(out), json.loads(out)["value"]) == \
+        r"\<dx, dy>. 350 * dy ++ 420 * dx"
+    assert main(["trace", "-e", F, "--at", "1.5,2", "-f", "text", "--terms", "table"]) == 2
+    err = capsys.readouterr()[1]
+    assert "--terms table is for --format json" in err and "Traceback" not in err

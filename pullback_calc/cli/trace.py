@@ -57,6 +57,9 @@ def add(sub) -> None:
                         "document)")
     p.add_argument("--paths", choices=("delta", "full", "none"), default="delta",
                    help="json: how redex paths are written (default delta)")
+    p.add_argument("--terms", choices=("text", "table"), default="text",
+                   help="json: terms printed (text, default) or as indexes into one table "
+                        "of nodes written once each (table: whole terms, linear time)")
     p.add_argument("--title", metavar="TEXT", help="html/latex: the title")
     p.add_argument("--jacobian", action="store_true",
                    help="trace row P of the Jacobian at --at instead of reducing the term")
@@ -113,7 +116,8 @@ def _chunks(args, out, trace, start, value, title, done):
                                    spelling="unicode" if u else "ascii",
                                    max_term=term_limit(limit),
                                    paths=args.paths, premises=not args.no_premises,
-                                   show_steps=shown, progress=done, **chosen)
+                                   show_steps=shown, progress=done, terms=args.terms,
+                                   **chosen)
         yield "\n"
     elif fmt == "latex":
         from ..rendering.latex import trace_to_latex
@@ -136,6 +140,9 @@ def run(args, out) -> int:
         raise UsageError("--jacobian needs the point: --at X,Y,… (see 'pullback-calc trace --help')")
     if args.row is not None and not args.jacobian:
         raise UsageError("--row needs --jacobian and --at (see 'pullback-calc trace --help')")
+    if args.terms == "table" and args.format != "json":
+        raise UsageError(f"--terms table is for --format json, not {args.format} (the html "
+                         "stepper always shares its terms in a table)")
     source = args.source = Source(args)
     trace, start, value, title = _reduce(args, source, source.term())
     settle()

@@ -155,12 +155,13 @@ def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=Non
     ``phases``/``rules``/``every`` keep only some steps (``text.select_steps``);
     ``show_steps`` at most that many (the first and last: the page says how many it
     left out); ``premises=False`` leaves premises out."""
-    doc = trace_data(trace, title=title, term=term, value=value, unicode=unicode,
-                     max_term=max_term, context=context, phases=phases, rules=rules,
-                     every=every, fold=fold, premises=premises, show_steps=show_steps,
-                     progress=progress)
-    with paused():
+    with paused():  # one pause for both: the collector never walks the table
+        doc = trace_data(trace, title=title, term=term, value=value, unicode=unicode,
+                         max_term=max_term, context=context, phases=phases, rules=rules,
+                         every=every, fold=fold, premises=premises, show_steps=show_steps,
+                         progress=progress)
         text = _embed(doc)
+        del doc  # freed by reference counting, before the collector runs again
     page = _template()
     head, rest = page.split("/*TITLE*/", 1)
     before, after = rest.split("/*DATA*/", 1)

@@ -19,6 +19,17 @@ both (then ``redex`` is Unicode and ``redex_ascii`` ASCII; the same for
 than ``max_term`` characters are abbreviated around an ellipsis (and the
 object gets ``"abbreviated": true``); ``max_term=None`` prints them in full.
 
+**A table of terms** (``terms="table"``; ``--terms table``): every term is
+an integer instead, an index into ``"nodes"``, the table of
+``rendering/table.py`` written after the steps: each node once, as the
+printer's pieces, however many steps share it (``[prec, folds, piece, …]``,
+a piece a string or a child as two integers, its index and the precedence
+it is printed at).  Terms are then whole (``max_term`` is null) and the
+output is written in time linear in the new nodes of each step rather than
+in the characters printed: the lossless, fast form for tools.
+``term_text(doc, k)`` prints node ``k``; ``spelling`` is "unicode" or
+"ascii" (the pieces are spelt so).
+
 **Paths.**  The path of the redex is the list of evaluation-context frames
 ``[kind, index]`` from the root of the term (of the premise's ``start``, for
 a premise's steps) down to the redex; ``kind`` is one of ``FRAME_KINDS``.
@@ -37,10 +48,12 @@ import json
 from typing import Iterable, Optional
 
 from ..reduction.gcpause import paused
+from .table import TermTable
+from .table import text as _table_text
 from .text import PHASES, bounded, cap_steps, paused_batches, select_steps, ticker
 
 __all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "iter_trace_json",
-           "expand_paths"]
+           "expand_paths", "term_text"]
 
 FRAME_KINDS = {
     "prim": "argument `index` (from 0) of a function symbol f(…)",
@@ -60,7 +73,8 @@ FRAME_KINDS = {
     "let-inert": "the body S of let q = I in S, I inert (kept by rule 1)",
 }
 
-_TERM = {"type": "string"}
+_TERM = {"type": ["string", "integer"],
+         "description": "the term printed, or (terms: table) its index in nodes"}
 _FRAME = {"type": "array", "prefixItems": [{"enum": sorted(FRAME_KINDS)},
                                            {"type": "integer", "minimum": 0}],
           "minItems": 2, "maxItems": 2, "items": False}
@@ -80,6 +94,10 @@ TRACE_SCHEMA: dict = {
         "max_term": {"type": ["integer", "null"], "minimum": 1,
                      "description": "terms longer than this many characters are abbreviated"},
         "paths": {"enum": ["delta", "full", "none"]},
+        "terms": {"const": "table", "description": "terms are indexes into nodes"},
+        "nodes": {"type": "array", "items": {"type": "array", "minItems": 3,
+                                             "items": {"type": ["string", "integer"]}},
+                  "description": "terms: table -- each node [prec, folds, piece, …]"},
         "term": _TERM, "term_ascii": _TERM,
         "value": _TERM, "value_ascii": _TERM,
         "steps": {"type": "integer", "minimum": 0,
@@ -102,6 +120,7 @@ TRACE_SCHEMA: dict = {
                  "properties": {"index": {"type": "integer", "minimum": 0},
                                 "rule": {"type": "string"}, "redex": _TERM, "path": _PATH}},
     },
+    "dependentRequired": {"terms": ["nodes"], "nodes": ["terms"]},
     "$defs": {
         "frame": _FRAME,
         "step": {
@@ -132,7 +151,7 @@ TRACE_SCHEMA: dict = {
             "properties": {
                 "rule": {"type": "string"},
                 "start": _TERM, "start_ascii": _TERM,
-                "result": {"type": ["string", "null"],
+                "result": {"type": ["string", "integer", "null"],
                            "description": "null if the premise did not finish"},
                 "result_ascii": {"type": ["string", "null"]},
                 "abbreviated": {"const": True},
@@ -167,12 +186,18 @@ def _frames_down_to(ctx, stop) -> list:
 
 
 class _Writer:
-    def __init__(self, spelling: str, max_term: Optional[int], paths: str):
+    def __init__(self, spelling: str, max_term: Optional[int], paths: str,
+                 terms: str = "text"):
         if spelling not in ("unicode", "ascii", "both"):
             raise ValueError(f"spelling must be 'unicode', 'ascii' or 'both', not {spelling!r}")
         if paths not in ("delta", "full", "none"):
             raise ValueError(f"paths must be 'delta', 'full' or 'none', not {paths!r}")
+        if terms not in ("text", "table"):
+            raise ValueError(f"terms must be 'text' or 'table', not {terms!r}")
+        if terms == "table" and spelling == "both":
+            raise ValueError("terms='table' takes one spelling, 'unicode' or 'ascii'")
         self.spelling, self.max_term, self.paths = spelling, max_term, paths
+        self.table = TermTable(spelling == "unicode") if terms == "table" else None
 
     def put(self, out: dict, key: str, t) -> bool:
         """Set out[key] (and out[key_ascii]); False if abbreviated."""
@@ -180,6 +205,9 @@ class _Writer:
             out[key] = None
             if self.spelling == "both":
                 out[key + "_ascii"] = None
+            return True
+        if self.table is not None:
+            out[key] = self.table.node(t)
             return True
         s, ok = bounded(t, self.spelling != "ascii", self.max_term)
         out[key] = s
@@ -238,11 +266,14 @@ def _count(trace) -> int:
 
 
 def _document(trace, term, value, spelling, max_term, paths, phases, rules, every, premises,
-              show_steps):
+              show_steps, terms="text"):
     """(writer, the document without its trace, the steps to write)."""
-    w = _Writer(spelling, max_term, paths)
+    w = _Writer(spelling, max_term, paths, terms)
+    table = w.table is not None
     doc: dict = {"format": "pullback-calc-trace", "version": 1, "spelling": spelling,
-                 "max_term": max_term, "paths": paths}
+                 "max_term": None if table else max_term, "paths": paths}
+    if table:
+        doc["terms"] = "table"
     if term is not None:
         w.put(doc, "term", term)
     if value is not None:
@@ -265,7 +296,8 @@ def _document(trace, term, value, spelling, max_term, paths, phases, rules, ever
 def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
                   max_term: Optional[int] = 400, paths: str = "delta", phases=None,
                   rules=None, every: int = 1, premises: bool = True,
-                  show_steps: Optional[int] = None, progress=None) -> dict:
+                  show_steps: Optional[int] = None, progress=None,
+                  terms: str = "text") -> dict:
     """The trace as a JSON-ready dict following ``TRACE_SCHEMA``.
 
     ``term``/``value``: the reduced term and its normal form, if wanted;
@@ -273,12 +305,20 @@ def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
     keep (``text.select_steps``); ``premises=False`` leaves premises out;
     ``show_steps``: at most that many of the main derivation's steps, the first
     and last (``omitted`` says which were left out); ``progress(done)`` is called
-    as steps are rendered."""
+    as steps are rendered; ``terms="table"``: terms as indexes into ``nodes``
+    (see the module's docstring)."""
     with paused():  # see text.paused_batches
         w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases,
-                                   rules, every, premises, show_steps)
+                                   rules, every, premises, show_steps, terms)
         doc["trace"] = w.steps(chosen, ticker(progress))
+        if w.table is not None:
+            doc["nodes"] = w.table.N
     return doc
+
+
+def term_text(doc: dict, k: int) -> str:
+    """Node ``k`` of a ``terms="table"`` document, printed whole."""
+    return _table_text(doc["nodes"], k)
 
 
 class _NoPremises:
@@ -305,18 +345,19 @@ def trace_to_json(trace, *, indent: Optional[int] = None, **options) -> str:
 def iter_trace_json(trace, *, term=None, value=None, spelling: str = "unicode",
                     max_term: Optional[int] = 400, paths: str = "delta", phases=None,
                     rules=None, every: int = 1, premises: bool = True,
-                    show_steps: Optional[int] = None, progress=None):
+                    show_steps: Optional[int] = None, progress=None, terms: str = "text"):
     """``trace_to_json(trace, …)`` (compact) in pieces, one per step of the main
     derivation (with its premises): a big trace is written as it is rendered, never
-    held as one document.  The pieces join to exactly ``trace_to_json``'s text."""
+    held as one document (``terms="table"``: the table of nodes, last).  The pieces
+    join to exactly ``trace_to_json``'s text."""
     return paused_batches(_chunks(trace, term, value, spelling, max_term, paths, phases, rules,
-                                  every, premises, show_steps, progress))
+                                  every, premises, show_steps, progress, terms))
 
 
 def _chunks(trace, term, value, spelling, max_term, paths, phases, rules, every, premises,
-            show_steps, progress):
+            show_steps, progress, terms):
     w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases, rules,
-                               every, premises, show_steps)
+                               every, premises, show_steps, terms)
     dumps = json.JSONEncoder(ensure_ascii=spelling == "ascii", separators=(",", ":")).encode
     head = dumps(doc)
     yield head[:-1] + ',"trace":['
@@ -324,7 +365,7 @@ def _chunks(trace, term, value, spelling, max_term, paths, phases, rules, every,
     prev = [None]  # delta paths run on from step to step
     for k, s in enumerate(chosen):
         yield ("," if k else "") + dumps(w.steps([s], tick, prev)[0])
-    yield "]}"
+    yield "]}" if w.table is None else '],"nodes":' + dumps(w.table.N) + "}"
 
 
 def expand_paths(doc: dict) -> dict:

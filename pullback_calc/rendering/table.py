@@ -39,7 +39,7 @@ from ..syntax.printer import _Printer, _prec, folding, folding_env, folds
 from ..syntax.terms import Num, Tuple, Var, Zero
 from .text import folds_at_hole, frame_parts
 
-__all__ = ["TermTable"]
+__all__ = ["TermTable", "text"]
 
 _LEAVES = (Var, Num, Zero)
 
@@ -146,3 +146,28 @@ class TermTable:
 
     def maybe(self, t) -> Optional[int]:
         return None if t is None else self.node(t)
+
+
+def text(N: list, k: int) -> str:
+    """Entry ``k`` of a table ``N`` printed whole and unfolded: the term's
+    ``pretty`` text (for readers of a JSON trace with ``terms="table"``)."""
+    out: list[str] = []
+    stack: list = [(k, 0)]
+    while stack:
+        x = stack.pop()
+        if x.__class__ is str:
+            out.append(x)
+            continue
+        k, need = x
+        e, parts, i = N[k], [], 2
+        while i < len(e):
+            if e[i].__class__ is str:
+                parts.append(e[i])
+                i += 1
+            else:  # a pattern's children are patterns
+                parts.append((e[i], None if need is None or e[i + 1] < 0 else e[i + 1]))
+                i += 2
+        if need is not None and e[0] < need:
+            parts = ["(", *parts, ")"]
+        stack.extend(reversed(parts))
+    return "".join(out)

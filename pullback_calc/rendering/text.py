@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, Optional
 
 from ..reduction.gcpause import paused
 from ..syntax.printer import LAM, _prec, folding, folding_env, folds, pretty
-from ..syntax.terms import Num, Term, Var, Zero
+from ..syntax.terms import Dual, Jac, Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
            "select_steps", "cap_steps", "count_steps", "iter_trace_lines", "parse_rules",
@@ -451,7 +451,6 @@ def frame_parts(frame, unicode: bool) -> Optional[tuple[list, list, Optional[int
     printer, _ = _printer(unicode)
     if printer is None:  # pragma: no cover
         return None
-    from ..syntax.terms import Dual, Jac
     node, kind = frame.node, frame.kind
     hole = frame.hole()
     if folding():

@@ -194,3 +194,30 @@ def test_cli_json_table(capsys, tmp_path):
     assert main(["trace", "-e", F, "--at", "1.5,2", "-f", "text", "--terms", "table"]) == 2
     err = capsys.readouterr()[1]
     assert "--terms table is for --format json" in err and "Traceback" not in err
+
+
+def test_every_command_writes_a_table_of_terms(capsys):
+    """--terms table wherever a command writes a JSON trace: reduce --json (also the
+    state and the next redex of --depth), jacobian/grad/jvp --json --trace."""
+    from pullback_calc.rendering.json_trace import term_text
+    assert main(["reduce", "-e", "(λx. x × x) (1 + 2)", "--json", "--terms", "table",
+                 "--depth", "1"]) == 0
+    doc = json.loads(capsys.readouterr()[0])
+    validate(doc)
+    assert term_text(doc, doc["state"]) == "let x = 3 in x × x"
+    assert term_text(doc, doc["next"]["redex"]) == "let x = 3 in x × x"
+    assert doc["next"]["rule"] == "1" and doc["next"]["path"] == []
+    assert main(["reduce", "-e", "(λx. x × x) (1 + 2)", "--json", "--terms", "table"]) == 0
+    doc = json.loads(capsys.readouterr()[0])
+    validate(doc)
+    assert term_text(doc, doc["value"]) == "9" and "state" not in doc
+    for argv, key in ((["jacobian", "-e", F, "--at", "1.5,2", "--trace"], "traces"),
+                      (["grad", "-e", F, "--at", "1.5,2", "--trace"], "trace"),
+                      (["jvp", "-e", F, "--at", "1.5,2", "--tangent", "1,0", "--trace"],
+                       "trace")):
+        assert main(argv + ["--json", "--terms", "table"]) == 0, argv
+        got = json.loads(capsys.readouterr()[0])[key]
+        for t in (got if isinstance(got, list) else [got]):
+            validate(t)
+            assert t["terms"] == "table" and t["trace"]
+            assert term_text(t, t["trace"][0]["redex"])  # prints

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from . import progress
-from .options import max_steps_args, parse_point, source_args, unknown_args, width
+from .options import max_steps_args, parse_point, source_args, terms_arg, unknown_args, width
 from .show import fmt_point, fmt_row, json_num, json_trace
 from .source import Source
 
@@ -16,6 +16,7 @@ def common(p, trace: bool = True) -> None:
     p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
     if trace:
         p.add_argument("--trace", action="store_true", help="print the reduction trace")
+        terms_arg(p)
         p.add_argument("--width", type=width, default=100, metavar="N",
                        help="trace line width (0: unlimited; default 100)")
     max_steps_args(p)
@@ -56,7 +57,8 @@ def run(args, out) -> int:
         doc = {"point": [json_num(v) for v in args.at],
                "gradient": [json_num(v) for v in g], "steps": g.steps}
         if args.trace:
-            doc["trace"] = json_trace(g.trace, None, None, not args.ascii, g.steps)  # the one schema
+            doc["trace"] = json_trace(g.trace, None, None, not args.ascii, g.steps,
+                                      terms=args.terms)  # the one schema
         return json_out(doc, args, out)
     lines = trace_lines(g, args) if args.trace else []
     lines.append(f"gradient at {fmt_point(args.at)}, by reduction: {fmt_row(list(g))}    "

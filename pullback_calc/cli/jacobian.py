@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from . import progress
-from .options import (jobs_args, max_steps_args, parse_point, source_args, unknown_args,
-                      width_args)
+from .options import (jobs_args, max_steps_args, parse_point, source_args, terms_arg,
+                      unknown_args, width_args)
 from .show import fmt_point, fmt_row, json_num, json_trace
 from .source import Source, output_count
 
@@ -22,6 +22,7 @@ def add(sub) -> None:
     p.add_argument("--row", type=int, metavar="P", help="only row P (counting from 0)")
     p.add_argument("--trace", action="store_true", help="print each row's reduction trace")
     p.add_argument("--json", action="store_true", help="print {point, rows, steps} as JSON")
+    terms_arg(p)
     p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
     width_args(p)
     max_steps_args(p)
@@ -72,8 +73,8 @@ def run(args, out) -> int:
         if args.row is not None:
             doc["row_index"] = args.row
         if args.trace:
-            doc["traces"] = [json_trace(r.trace, r.term, r.covector, u, r.steps)
-                             for _, r in got]
+            doc["traces"] = [json_trace(r.trace, r.term, r.covector, u, r.steps,
+                                        terms=args.terms) for _, r in got]
         json.dump(doc, out, ensure_ascii=not u)
         out.write("\n")
         return 0

@@ -46,7 +46,8 @@ def run(args, out) -> int:
                "primal": _json_value(r.primal), "tangent": _json_value(r.tangent),
                "steps": r.steps}
         if args.trace:
-            doc["trace"] = json_trace(r.trace, None, None, not args.ascii, r.steps)  # the one schema
+            doc["trace"] = json_trace(r.trace, None, None, not args.ascii, r.steps,
+                                      terms=args.terms)  # the one schema
         return json_out(doc, args, out)
     lines = trace_lines(r, args) if args.trace else []
     lines += [f"at {fmt_point(args.at)} along {fmt_point(args.tangent)}, by forward mode "

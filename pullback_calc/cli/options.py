@@ -219,6 +219,12 @@ def max_steps_args(p: argparse.ArgumentParser) -> None:
     budget_args(p)
 
 
+def terms_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--terms", choices=("text", "table"), default="text",
+                   help="JSON traces: terms printed (text, default) or as indexes into one "
+                        "table of nodes written once each (table: whole terms, linear time)")
+
+
 def jobs_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=count, default=1, metavar="N",
                    help="reduce the rows in N processes (0: one per CPU; default 1); "

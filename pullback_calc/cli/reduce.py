@@ -6,7 +6,7 @@ import json
 
 from ..errors import StepBudgetExceeded
 from . import progress
-from .options import count, max_steps_args, max_term, source_args, width
+from .options import count, max_steps_args, max_term, source_args, terms_arg, width
 from .show import JSON_MAX_TERM, function_note, json_trace, note, settle, term_limit
 from .source import Source
 
@@ -29,6 +29,7 @@ def add(sub) -> None:
     p.add_argument("--max-term", type=max_term, default=None, metavar="N",
                    help=f"json: abbreviate terms to about N characters (0: in full; default "
                         f"{JSON_MAX_TERM})")
+    terms_arg(p)
     p.add_argument("--depth", type=count, default=None, metavar="N",
                    help="stop after N steps and show the state reached: the term, the next "
                         "redex marked in its context, and the rule that would fire")
@@ -57,17 +58,12 @@ def run(args, out) -> int:
         raise
     settle()
     if args.json:
-        limit = term_limit(args.max_term)
+        stopped = result.stopped
         doc = json_trace([] if args.no_trace else result.trace, term,
-                         None if result.stopped else result.value, u, result.steps,
-                         max_term=limit)
-        if result.stopped:
-            from ..rendering.text import bounded
-            nxt = result.next_step
-            doc["state"] = bounded(result.value, u, limit)[0]
-            doc["next"] = {"index": nxt.index, "rule": nxt.rule,
-                           "redex": bounded(nxt.redex, u, limit)[0],
-                           "path": [list(f) for f in nxt.path()]}
+                         None if stopped else result.value, u, result.steps,
+                         max_term=term_limit(args.max_term), terms=args.terms,
+                         state=result.value if stopped else None,
+                         next_step=result.next_step if stopped else None)
         json.dump(doc, out, ensure_ascii=not u, indent=2)
         out.write("\n")
         return 0

@@ -34,14 +34,17 @@ def term_limit(option: Optional[int], default: int = JSON_MAX_TERM) -> Optional[
 
 
 def json_trace(trace, term, value, unicode: bool, steps: int, progress=None,
-               max_term: Optional[int] = JSON_MAX_TERM) -> dict:
+               max_term: Optional[int] = JSON_MAX_TERM, terms: str = "text", state=None,
+               next_step=None) -> dict:
     """A trace in the one JSON schema every command uses
     (``rendering.json_trace.TRACE_SCHEMA``), terms abbreviated to ``max_term``
-    characters (None: in full)."""
+    characters (None: in full), or (``terms="table"``) indexes into one table of
+    nodes; ``state``/``next_step``: where ``--depth N`` stopped."""
     from ..rendering.json_trace import trace_to_dict
     doc = trace_to_dict(trace, term=term, value=value,
                         spelling="unicode" if unicode else "ascii", max_term=max_term,
-                        paths="none", progress=progress)
+                        paths="none", progress=progress, terms=terms, state=state,
+                        next_step=next_step)
     doc["steps"] = steps  # also when the trace was not recorded (--no-trace)
     return doc
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import progress
 from .options import (PHASE_NAMES, TRACE_FORMATS, UsageError, count, max_steps_args,
                       max_term, parse_point, phases, positive_int, row, rules, source_args,
-                      width)
+                      terms_arg, width)
 from .show import fmt_point, fmt_row, settle, term_limit
 from .source import Source, output_count
 
@@ -57,9 +57,7 @@ def add(sub) -> None:
                         "document)")
     p.add_argument("--paths", choices=("delta", "full", "none"), default="delta",
                    help="json: how redex paths are written (default delta)")
-    p.add_argument("--terms", choices=("text", "table"), default="text",
-                   help="json: terms printed (text, default) or as indexes into one table "
-                        "of nodes written once each (table: whole terms, linear time)")
+    terms_arg(p)
     p.add_argument("--title", metavar="TEXT", help="html/latex: the title")
     p.add_argument("--jacobian", action="store_true",
                    help="trace row P of the Jacobian at --at instead of reducing the term")

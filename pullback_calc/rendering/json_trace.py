@@ -112,7 +112,7 @@ TRACE_SCHEMA: dict = {
                                    "count": {"type": "integer", "minimum": 1},
                                    "first": {"type": "integer", "minimum": 0},
                                    "last": {"type": "integer", "minimum": 0}}},
-        "state": {"type": "string",
+        "state": {"type": ["string", "integer"],
                   "description": "reduce --depth N: the term reached after N steps"},
         "next": {"type": "object", "required": ["index", "rule", "redex", "path"],
                  "additionalProperties": False,
@@ -297,7 +297,7 @@ def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
                   max_term: Optional[int] = 400, paths: str = "delta", phases=None,
                   rules=None, every: int = 1, premises: bool = True,
                   show_steps: Optional[int] = None, progress=None,
-                  terms: str = "text") -> dict:
+                  terms: str = "text", state=None, next_step=None) -> dict:
     """The trace as a JSON-ready dict following ``TRACE_SCHEMA``.
 
     ``term``/``value``: the reduced term and its normal form, if wanted;
@@ -306,11 +306,18 @@ def trace_to_dict(trace, *, term=None, value=None, spelling: str = "unicode",
     ``show_steps``: at most that many of the main derivation's steps, the first
     and last (``omitted`` says which were left out); ``progress(done)`` is called
     as steps are rendered; ``terms="table"``: terms as indexes into ``nodes``
-    (see the module's docstring)."""
+    (see the module's docstring); ``state``, ``next_step``: where a reduction
+    stopped (``reduce --depth N``), the term reached and the step not taken."""
     with paused():  # see text.paused_batches
         w, doc, chosen = _document(trace, term, value, spelling, max_term, paths, phases,
                                    rules, every, premises, show_steps, terms)
         doc["trace"] = w.steps(chosen, ticker(progress))
+        if state is not None:
+            w.put(doc, "state", state)
+        if next_step is not None:
+            nxt = doc["next"] = {"index": next_step.index, "rule": next_step.rule}
+            w.put(nxt, "redex", next_step.redex)
+            nxt["path"] = [list(f) for f in next_step.path()]
         if w.table is not None:
             doc["nodes"] = w.table.N
     return doc

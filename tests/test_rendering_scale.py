@@ -148,6 +148,9 @@ def test_renderers_do_not_recurse_on_depth(monkeypatch):
         trace_lines(trace, width=None if False else 100)
         trace_to_json(trace)
         trace_to_html(trace)
+        from pullback_calc.rendering.json_trace import term_text, trace_to_dict
+        doc = trace_to_dict(trace, terms="table")
+        assert len(term_text(doc, doc["trace"][0]["redex"])) > 2000 * 4  # whole, iteratively
         trace_to_latex(trace, show_steps=400)
         from pullback_calc.rendering.graph import strategy_graph
         strategy_graph(trace, max_steps=100)

@@ -419,3 +419,27 @@ def test_browser_shows_whole_terms_on_demand(open_page):
     expect(page.locator("#contractum")).to_have_text(pc.pretty(step.contractum))
     page.uncheck("#whole")
     expect(page.locator("#redex")).to_have_text(bounded(step.redex, True, 160)[0])
+
+
+def test_browser_whole_terms_show_the_whole_term_around_the_redex(open_page):
+    """With "whole terms", the context is every frame with its siblings whole: the text
+    before and after is the whole term before and after the step, for every step."""
+    for trace in (pc.jacobian_row(F, [1.5, 2], 0).trace,
+                  pc.reduce("(λx. x - (x - 1) × (2 - x) - (x - 3) ^ 2 ^ x) 2").trace,
+                  pc.reduce(PREMISE).trace):
+        steps = steps_in_page_order(trace)
+        page, _ = open_page(trace_to_html(trace, fold=False))
+        doc = trace_data(trace, fold=False)
+        for after in (False, True):
+            got = page.evaluate("([n, a]) => Array.from({length: n}, "
+                                "(_, i) => window.pcStepper.context(i, true, a))",
+                                [len(steps), after])
+            for (left, right, more), row, s in zip(got, doc["S"], steps):
+                assert not more
+                if after:
+                    assert left + whole(doc, row[5]) + right == pc.pretty(s.term_after())
+                else:
+                    assert left + whole(doc, row[4]) + right == pc.pretty(s.term_before())
+    page.check("#whole")
+    expect(page.locator("#before")).to_have_text(pc.pretty(steps[0].term_before()),
+                                                 use_inner_text=True)

@@ -33,8 +33,6 @@ pieces).
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..syntax.printer import _Printer, _prec, folding, folding_env, folds
 from ..syntax.terms import Num, Tuple, Var, Zero
 from .text import folds_at_hole, frame_parts
@@ -143,9 +141,6 @@ class TermTable:
             frames[id(f)] = parent = k
             self._kept_frames.append(f)
         return parent
-
-    def maybe(self, t) -> Optional[int]:
-        return None if t is None else self.node(t)
 
 
 def text(N: list, k: int) -> str:

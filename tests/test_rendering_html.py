@@ -443,3 +443,26 @@ def test_browser_whole_terms_show_the_whole_term_around_the_redex(open_page):
     page.check("#whole")
     expect(page.locator("#before")).to_have_text(pc.pretty(steps[0].term_before()),
                                                  use_inner_text=True)
+
+
+def test_browser_steps_inside_a_notebook_iframe(browser, tmp_path, running):
+    """In Jupyter the stepper is a sandboxed srcdoc iframe, which has no URL of its own:
+    stepping must not fail on the permalink, and the list and buttons follow."""
+    path = tmp_path / "notebook.html"
+    path.write_text("<!DOCTYPE html><html><body>" + result_repr_html(running) +
+                    "</body></html>", encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 760})
+    errors: list = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        page.goto(path.as_uri())
+        frame = page.frame_locator("iframe")
+        expect(frame.locator("#pos")).to_have_text(starts("step 0 "))
+        frame.locator("#next").click()
+        expect(frame.locator("#pos")).to_have_text(starts("step 1 "))
+        expect(frame.locator(".row.current .i")).to_have_text("1")
+        expect(frame.locator("#prev")).to_be_enabled()
+        assert errors == []
+    finally:
+        page.close()

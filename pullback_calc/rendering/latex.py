@@ -236,6 +236,25 @@ def _braces(piece: str) -> int:
     return piece.count("{") - piece.count("}") - piece.count("\\{") + piece.count("\\}")
 
 
+_TASKS: dict = {}  # id(node) → (node, need, folding, its pieces): steps share their nodes
+_TASKS_CAP = 50_000
+
+
+def _task(t: Term, need) -> list:
+    """``_PRINTER.task(t, need)``, kept for the next step that prints ``t`` (a
+    trace's consecutive steps share most of their subterms); bounded: emptied
+    when full.  The node is kept alongside, so a key is never a recycled id."""
+    fold = folding()
+    e = _TASKS.get(id(t))
+    if e is not None and e[0] is t and e[1] == need and e[2] == fold:
+        return e[3]
+    parts = _PRINTER.task(t, need)
+    if len(_TASKS) >= _TASKS_CAP:
+        _TASKS.clear()
+    _TASKS[id(t)] = (t, need, fold, parts)
+    return parts
+
+
 def _walk(t: Term, limit: Optional[int], from_end: bool) -> tuple[list, bool]:
     out: list[str] = []
     n = 0
@@ -248,7 +267,7 @@ def _walk(t: Term, limit: Optional[int], from_end: bool) -> tuple[list, bool]:
             if limit is not None and n > limit:
                 break
         else:
-            parts = _PRINTER.task(*item)
+            parts = _task(*item)
             stack.extend(parts if from_end else reversed(parts))
     else:
         return (out[::-1] if from_end else out), True

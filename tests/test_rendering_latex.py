@@ -112,3 +112,18 @@ def test_fragment_with_premises_compiles_inside_a_paper(tmp_path):
     paper = ("\\documentclass{article}\n\\begin{document}\nSome text.\n\n" + frag
              + "\nMore text.\n\\end{document}\n")
     _compile(tmp_path, "paper", paper)
+
+
+def test_the_kept_pieces_change_no_output():
+    """The TeX printer's pieces are kept per node for the next steps: keyed by the
+    node, its precedence and the folding mode, so a warm memo prints what a cold one
+    does, in either mode."""
+    from pullback_calc.rendering import latex as L
+    trace = pc.jacobian_row("λx. " + "sin(" * 40 + "x" + ")" * 40, [0.7], 0).trace
+    L._TASKS.clear()
+    folded = L.trace_to_latex(trace, max_term=80)
+    unfolded = L.trace_to_latex(trace, max_term=80, fold=False)
+    assert L.trace_to_latex(trace, max_term=80) == folded  # warm, after the other mode
+    L._TASKS.clear()
+    assert L.trace_to_latex(trace, max_term=80, fold=False) == unfolded
+    assert folded != unfolded and 0 < len(L._TASKS) <= L._TASKS_CAP

@@ -466,3 +466,18 @@ def test_browser_steps_inside_a_notebook_iframe(browser, tmp_path, running):
         assert errors == []
     finally:
         page.close()
+
+
+def test_the_table_holds_unfolded_pieces_whatever_the_folding_mode():
+    """The page folds; the table's nodes and frames are the same whether or not the
+    caller prints folded when it builds them."""
+    from pullback_calc.rendering.table import TermTable
+    trace = pc.jacobian_row("λx. " + "sin(" * 12 + "x" + ")" * 12, [0.7], 0).trace
+    tables = []
+    for fold in (False, True):
+        t = TermTable()
+        with folding_env(fold):
+            for s in trace:
+                t.node(s.redex), t.node(s.contractum), t.frame(s.ctx)
+        tables.append((t.N, t.F))
+    assert tables[0] == tables[1] and any(f and f[5] for f in tables[0][1])

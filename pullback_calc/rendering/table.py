@@ -121,6 +121,9 @@ class TermTable:
 
     def frame(self, ctx) -> int:
         """The index of the frame ``ctx`` (entered with the frames around it); -1 for None."""
+        if folding():  # unfolded pieces, as for nodes (frame_parts folds when asked to)
+            with folding_env(False):
+                return self.frame(ctx)
         frames = self._frames
         chain = []
         c = ctx

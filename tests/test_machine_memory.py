@@ -45,3 +45,50 @@ def test_forward_frames_do_not_keep_the_pullback_chain(n):
     alive_traced, with_trace = _pullbacks_alive_at_the_turn(n, record=True)
     assert alive_traced >= n
     assert without == with_trace
+
+
+def _by_definition(ctx) -> tuple[int, bool]:
+    """A frame's depth (frames from the root to it) and whether one of them
+    is the body of a dual map, counted the long way."""
+    frames = []
+    while ctx is not None:
+        frames.append(ctx)
+        ctx = ctx.parent
+    return len(frames), any(f.kind == "dual-body" for f in frames)
+
+
+@pytest.mark.parametrize("asked", ["in order", "backwards"])
+def test_frame_depth_and_phase_as_defined_whenever_asked(asked):
+    # (the frames work out depth and in_dual when first asked, from the
+    # nearest frame that knows, so a reduction stores no int per frame)
+    r = pc.jacobian_row(sin_chain(40), [0.7], 0)
+    steps = list(r.trace) + [p for s in r.trace for d in s.premises for p in d.steps]
+    if asked == "backwards":  # the deepest frames first: nothing known above them
+        steps.reverse()
+    seen_dual = 0
+    for s in steps:
+        for ctx in (s._ctx, s.ctx):  # as recorded, and materialised
+            if ctx is not None:
+                assert (ctx.depth, ctx.in_dual) == _by_definition(ctx), (s.index, s.rule)
+                seen_dual += ctx.in_dual
+        assert s.depth == (0 if s.ctx is None else _by_definition(s.ctx)[0])
+    assert seen_dual > 40  # the reverse phase was among them
+    assert {s.phase for s in r.trace} >= {"forward", "reverse", "decompose", "A"}
+
+
+def test_frames_hold_no_depth_until_asked():
+    m = pc.jacobian_row(sin_chain(300), [0.7], 0)
+    deep = [s._ctx for s in m.trace if s._ctx is not None]
+    assert all(c._dd == 0 for c in deep)  # nobody asked yet
+    # asking one frame tells every frame above it (so a renderer asking every
+    # step's depth walks each frame once, not each step's whole chain) and
+    # no other
+    one = deep[len(deep) // 2]
+    assert one.depth > 1
+    above, c = set(), one
+    while c is not None:
+        assert c._dd != 0
+        above.add(id(c))
+        c = c.parent
+    assert all(c._dd == 0 for c in deep if id(c) not in above)
+    assert max(c.depth for c in deep) > 300  # (ints above 256 are objects of their own)

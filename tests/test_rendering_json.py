@@ -196,6 +196,24 @@ def test_cli_json_table(capsys, tmp_path):
     assert "--terms table is for --format json" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, add", [
+    (["reduce", "-e", "1 + 2", "--terms", "table"], "add --json"),
+    (["reduce", "-e", "1 + 2", "--max-term", "40"], "add --json"),
+    (["jacobian", "-e", F, "--at", "1.5,2", "--terms", "table"], "add --json --trace"),
+    (["jacobian", "-e", F, "--at", "1.5,2", "--json", "--terms", "table"], "add --trace"),
+    (["grad", "-e", F, "--at", "1.5,2", "--trace", "--terms", "table"], "add --json"),
+    (["jvp", "-e", F, "--at", "1.5,2", "--tangent", "1,0", "--terms", "table"],
+     "add --json --trace"),
+])
+def test_json_trace_options_without_a_json_trace_are_usage_errors(argv, add, capsys):
+    # (they used to be silently ignored: the user got printed terms, or no trace)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert not out and add in err and "Traceback" not in err
+    assert ("--terms table" in err) == ("table" in argv) and ("--max-term" in err) == \
+        ("--max-term" in argv)
+
+
 def test_every_command_writes_a_table_of_terms(capsys):
     """--terms table wherever a command writes a JSON trace: reduce --json (also the
     state and the next redex of --depth), jacobian/grad/jvp --json --trace."""

@@ -171,3 +171,21 @@ def test_cli_trace_output_file(capsys, tmp_path):
     assert code == 0 and out == ""
     text = out_file.read_text(encoding="utf-8")
     assert "⊢ premise [18]" in text and "\x1b" not in text
+
+
+def test_memo_keys_of_every_precedence_are_distinct():
+    # text.bounded keys its memo by need + 128 × (spelling, folding, end) for a
+    # node's text and -1 - need - 128 × (spelling, folding) for its pieces:
+    # distinct only while every precedence a node is printed at is below 127
+    # (127 stands for "no parentheses needed")
+    from pullback_calc.syntax import printer, prims
+    needs = {p for *_, p in prims.SPELLING.values() if p is not None}
+    needs |= {printer.LAM, printer.SUM, printer.NEG, printer.APP, printer.PREFIX,
+              printer.ATOM}
+    needs = {p + d for p in needs for d in (0, 1)}  # (operands ask one above)
+    assert max(needs) < 127
+    codes = needs | {127}
+    keys = [(2 * (2 * u + f) + e) * 128 + c for u in (0, 1) for f in (0, 1) for e in (0, 1)
+            for c in codes]
+    keys += [-1 - (2 * u + f) * 128 - c for u in (0, 1) for f in (0, 1) for c in codes]
+    assert len(keys) == len(set(keys))

@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 
 from . import progress
-from .options import max_steps_args, parse_point, source_args, terms_arg, unknown_args, width
+from .options import (json_trace_options, max_steps_args, parse_point, source_args,
+                      terms_arg, unknown_args, width)
 from .show import fmt_point, fmt_row, json_num, json_trace
 from .source import Source
 
@@ -47,6 +48,7 @@ def add(sub) -> None:
 
 def run(args, out) -> int:
     from .. import grad
+    json_trace_options(args)
     args.source = source = Source(args)
     term = source.term()
     source.typecheck(term)  # typed by default, like every command (--free, --no-check)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from . import progress
-from .options import (jobs_args, max_steps_args, parse_point, source_args, terms_arg,
-                      unknown_args, width_args)
+from .options import (jobs_args, json_trace_options, max_steps_args, parse_point,
+                      source_args, terms_arg, unknown_args, width_args)
 from .show import fmt_point, fmt_row, json_num, json_trace
 from .source import Source, output_count
 
@@ -62,6 +62,7 @@ def rows(term, args) -> list:
 def run(args, out) -> int:
     from ..rendering.text import trace_lines
     from ..syntax.printer import pretty
+    json_trace_options(args)
     source = args.source = Source(args)
     term = source.term()
     got = rows(term, args)

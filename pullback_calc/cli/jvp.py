@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import progress
 from .grad import common, json_out, trace_lines
-from .options import parse_point, unknown_args
+from .options import json_trace_options, parse_point, unknown_args
 from .show import fmt_point, json_num, json_trace
 from .source import Source
 
@@ -35,6 +35,7 @@ def _json_value(v):
 
 def run(args, out) -> int:
     from .. import jvp
+    json_trace_options(args)
     args.source = source = Source(args)
     term = source.term()
     source.typecheck(term)

@@ -225,6 +225,24 @@ def terms_arg(p: argparse.ArgumentParser) -> None:
                         "table of nodes written once each (table: whole terms, linear time)")
 
 
+def json_trace_options(args, trace_flag: Optional[str] = "--trace") -> None:
+    """--terms table and --max-term shape a JSON trace: asked for where the
+    command writes none, they would be silently ignored -- a usage error.
+    ``trace_flag``: the option without which the JSON holds no trace (None:
+    it always does)."""
+    asked = [o for o, on in (("--terms table", getattr(args, "terms", "text") == "table"),
+                             ("--max-term", getattr(args, "max_term", None) is not None)) if on]
+    if not asked:
+        return
+    missing = [f for f, on in (("--json", args.json),
+                               (trace_flag, trace_flag is None or getattr(args, "trace", False)))
+               if f is not None and not on]
+    if missing:
+        raise UsageError(f"{' and '.join(asked)} {'shape' if len(asked) > 1 else 'shapes'} "
+                         f"a JSON trace: add {' '.join(missing)} (or leave "
+                         f"{'them' if len(asked) > 1 else 'it'} out)")
+
+
 def jobs_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=count, default=1, metavar="N",
                    help="reduce the rows in N processes (0: one per CPU; default 1); "

@@ -6,7 +6,8 @@ import json
 
 from ..errors import StepBudgetExceeded
 from . import progress
-from .options import count, max_steps_args, max_term, source_args, terms_arg, width
+from .options import (count, json_trace_options, max_steps_args, max_term, source_args,
+                      terms_arg, width)
 from .show import JSON_MAX_TERM, function_note, json_trace, note, settle, term_limit
 from .source import Source
 
@@ -40,6 +41,7 @@ def run(args, out) -> int:
     from .. import reduce
     from ..rendering.text import iter_trace_lines, state_lines
     from ..syntax.printer import pretty
+    json_trace_options(args, None)  # (with --no-trace the JSON still holds the value)
     source = args.source = Source(args)
     term = source.term()
     source.typecheck(term)

@@ -46,18 +46,43 @@ LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an ev
 
 class Ctx:
     """One frame of the evaluation context and a link to the rest."""
-    __slots__ = ("kind", "node", "index", "parent", "depth", "in_dual", "mat", "h")
+    __slots__ = ("kind", "node", "index", "parent", "mat", "h", "_dd")
 
     def __init__(self, kind: str, node: Term, index: int, parent: Optional["Ctx"],
                  hole: Optional[Term] = None):
         self.kind, self.node, self.index, self.parent = kind, node, index, parent
         self.mat: Optional[Ctx] = None  # the frame with its delayed substitutions done
-        if parent is None:
-            self.depth, self.in_dual = 1, kind == "dual-body"
-        else:
-            self.depth = 1 + parent.depth
-            self.in_dual = kind == "dual-body" or parent.in_dual
         self.h = self.hole() if hole is None else hole  # what the hole held when made
+        # depth and in_dual, 2·depth + in_dual, worked out when first asked (0: not
+        # yet): only a trace's readers ask, and a frame deeper than 256 would
+        # otherwise hold an int object of its own
+        self._dd = 0
+
+    def _depth_dual(self) -> int:
+        """2·depth + in_dual, from the nearest frame that knows it (iterative:
+        contexts can be 100,000 frames deep)."""
+        dd = self._dd
+        if dd:
+            return dd
+        todo, c = [], self
+        while c is not None and not c._dd:
+            todo.append(c)
+            c = c.parent
+        dd = c._dd if c is not None else 0  # (0: depth 0, outside any dual body)
+        for f in reversed(todo):
+            dd = ((dd >> 1) + 1) << 1 | (dd & 1 or f.kind == "dual-body")
+            f._dd = dd
+        return dd
+
+    @property
+    def depth(self) -> int:
+        """How many frames, this one included."""
+        return self._depth_dual() >> 1
+
+    @property
+    def in_dual(self) -> bool:
+        """Is the hole inside the body of a dual map (λq.C)⋆V (the reverse phase)?"""
+        return bool(self._depth_dual() & 1)
 
     def hole(self) -> Term:
         n, k = self.node, self.kind

@@ -12,8 +12,8 @@ linearly with the trace and is written in time linear in its new nodes.  The
 script prints terms itself -- bounded, from either end, as ``text.bounded``
 does -- and only for the current step and the rows of the step list that are
 in view (a virtualised list), so traces of 10,000+ steps open and step at
-once, and any term can be shown whole on demand.  Premise sub-derivations are rendered when they are expanded, 200
-steps at a time.
+once, and any term can be shown whole on demand.  Premise sub-derivations are
+rendered when they are expanded, 200 steps at a time.
 
 Controls: previous / next (← →, or k / j), first / last (Home / End), a
 slider, a step number, a button per phase (jumps to its first step), a rule

@@ -32,7 +32,7 @@ from ..deep import bottom_up
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
-                            fresh, remake)
+                            TERM_CLASSES, fresh, remake)
 
 from .env import PatVars
 
@@ -331,6 +331,9 @@ class _Single:
 
 
 _SELF_ATOM, _SELF_CONST = _Single(False), _Single(True)
+# the classes whose nodes keep a combination (a λ, tuple or application summand is rare:
+# it is read again, not kept; syntax/terms.py)
+_HAS_LC = frozenset(c for c in TERM_CLASSES if "_lcobj" in c.__slots__)
 
 
 def _cached_lc(t: Term) -> Optional[LC]:
@@ -369,10 +372,10 @@ def term_of(lc: LC) -> Term:
     if n == 1:
         a, k = next(iter(lc.coeffs.items()))
         t = _summand(a, k)
-        if t._lcobj is None:
+        if t._lcobj is None and type(t) in _HAS_LC:
             t._lcobj = _SELF_ATOM if t is a else _SELF_CONST if t is k else lc
         return t
-    t = Sum.lazy(lc.summands)
+    t = Sum.lazy(lc)
     t._lcobj = lc
     return t
 

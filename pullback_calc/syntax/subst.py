@@ -70,12 +70,10 @@ def fv_copied(t: Term) -> frozenset:
     stack: list[tuple[Term, bool]] = [(t, False)]
     while stack:
         u, ready = stack.pop()
-        if u._fvc is not None:
+        if u._fvc is not None:  # (always known for a variable, numeral, 𝟎 or λ)
             continue
-        if not u._fv or isinstance(u, (Var, Num, Zero)):
+        if not u._fv:
             u._fvc = _EMPTY
-        elif isinstance(u, Lam):
-            u._fvc = u._fv
         elif isinstance(u, App) and isinstance(u.fun, Lam):  # a let: its body runs once
             lam, a = u.fun, u.arg
             if not ready:

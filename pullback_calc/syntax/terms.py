@@ -30,19 +30,27 @@ class Pos:
 
 # ---- facts cached on a node ---------------------------------------------------
 # Terms are immutable, so a fact learnt about a node stays true; the engine
-# keeps such facts on the node itself, in slots every term has (None or 0:
-# not known yet):
+# keeps such facts on the node itself, in slots (None or 0: not known yet).
+# Every term has
 #   _hash   its structural hash
 #   _fv     its free variables (syntax.subst.fv)
-#   _fvc    those a substitution would copy work into (subst.fv_copied)
-#   _lcobj  its linear combination (reduction/linear.py)
 #   _flags  yes/no facts, the bits below
-# and in a few a class adds (``_extra_slots``): Prim, Tuple and Sum ``_scan``
-# (machine._scan), Var and Tuple -- patterns -- ``_pidx`` and ``_dir``
-# (pattern_index, direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
-# ``_make_items`` (Sum.lazy) and ``_s3`` (linear.sum_facts, rule 3).  Slots,
-# not an instance dict: a node takes ≈ 60 % of the memory, and reading a fact
-# is one slot load.
+# and a class adds (``_extra_slots``) the ones its nodes can get:
+#   _fvc    the free variables a substitution would copy work into
+#           (subst.fv_copied): not on Var, Num and 𝟎 (always none) nor on λ
+#           (all of its free variables, ``Lam._fvc``)
+#   _lcobj  its linear combination (reduction/linear.py): on the nodes that
+#           are usually summands of covectors -- variables, numerals,
+#           primitive applications (products), sums, projections; read as
+#           None on the others, whose combination is worked out again
+#   _pidx   a pattern's index (pattern_index): on tuples; a variable's is
+#           one entry, made again when asked
+#   Prim, Tuple and Sum ``_scan`` (machine._scan), Var and Tuple ``_dir``
+#   (direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
+#   ``_make_items`` (Sum.lazy) and ``_s3`` (linear.sum_facts, rule 3).
+# Slots, not an instance dict, and only where used: a node takes ≈ 60 % of
+# the memory, a slot is 8 bytes on every node of its class, and reading a
+# fact is one slot load.
 # A fact that may be unknown yet has two bits, "known" (X_K) and the fact (X).
 # The facts most nodes get fit in the low eight bits: CPython shares the int
 # objects up to 256, so a node's flags then take no memory of their own.
@@ -65,8 +73,12 @@ class Term:
     (not enforced -- a ``__setattr__`` would slow every store, and a reduction
     builds nodes at every step); the cache slots above are written freely."""
 
-    __slots__ = ("_hash", "_fv", "_fvc", "_lcobj", "_flags")
+    __slots__ = ("_hash", "_fv", "_flags")
     _kids: tuple[str, ...] = ()
+    # read where a class has no slot for them (see above); never written there
+    _fvc: Optional[frozenset] = None
+    _lcobj: Optional[object] = None
+    _pidx: Optional[tuple] = None
 
     # ---- generic structure -------------------------------------------------
     # (each class gets its own children/_data/_shape/_own_hash/__init__,
@@ -189,7 +201,7 @@ def _term(cls):
     params = ", ".join(f.name if f.default is MISSING else f"{f.name}=None" for f in fs)
     assert all(f.default in (MISSING, None) for f in fs)
     sets = "".join(f"    self.{f.name} = {f.name}\n" for f in fs)
-    sets += "    self._hash = self._fv = self._fvc = self._lcobj = None\n    self._flags = 0\n"
+    sets += "    self._hash = self._fv = None\n    self._flags = 0\n"
     sets += "".join(f"    self.{n} = {_EXTRA_INIT[n]}\n" for n in extra)
     post = "    self.__post_init__()\n" if hasattr(cls, "__post_init__") else ""
     src = (f"def children(self):\n    {children}\n"
@@ -218,15 +230,16 @@ def _term(cls):
 
 
 # the initial values of the classes' extra cache slots
-_EXTRA_INIT = {"_scan": "0", "_pidx": "None", "_dir": "None", "_vl": "None",
-               "_make_items": "None", "_s3": "None"}
+_EXTRA_INIT = {"_fvc": "None", "_lcobj": "None", "_scan": "0", "_pidx": "None",
+               "_dir": "None", "_vl": "None", "_make_items": "None", "_s3": "None"}
 
 
 @_term
 class Var(Term):
     name: str
     pos: Optional[Pos] = field(default=None, compare=False)
-    _extra_slots = ("_pidx", "_dir")
+    _extra_slots = ("_lcobj", "_dir")
+    _fvc = frozenset()  # a single occurrence, not under a λ
 
 
 @_term
@@ -234,6 +247,8 @@ class Num(Term):
     """A real numeral."""
     value: float
     pos: Optional[Pos] = field(default=None, compare=False)
+    _extra_slots = ("_lcobj",)
+    _fvc = frozenset()
 
     def __post_init__(self):
         v = float(self.value)
@@ -249,7 +264,7 @@ class Prim(Term):
     args: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("args",)
-    _extra_slots = ("_scan",)
+    _extra_slots = ("_fvc", "_lcobj", "_scan")
 
 
 @_term
@@ -261,6 +276,10 @@ class Lam(Term):
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("pat", "body")
 
+    @property
+    def _fvc(self):  # a substitution under a λ copies work into every free variable
+        return self._fv
+
 
 @_term
 class App(Term):
@@ -268,6 +287,7 @@ class App(Term):
     arg: Term
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("fun", "arg")
+    _extra_slots = ("_fvc",)
 
 
 @_term
@@ -276,7 +296,7 @@ class Tuple(Term):
     items: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("items",)
-    _extra_slots = ("_scan", "_pidx", "_dir", "_vl")
+    _extra_slots = ("_fvc", "_scan", "_pidx", "_dir", "_vl")
 
 
 @_term
@@ -286,12 +306,14 @@ class Proj(Term):
     arg: Term
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("arg",)
+    _extra_slots = ("_fvc", "_lcobj")
 
 
 @_term
 class Zero(Term):
     """The formal 0, unit of the formal sum, at any type."""
     pos: Optional[Pos] = field(default=None, compare=False)
+    _fvc = frozenset()
 
 
 @_term
@@ -300,21 +322,22 @@ class Sum(Term):
     items: tuple
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("items",)
-    _extra_slots = ("_scan", "_make_items", "_s3")
+    _extra_slots = ("_fvc", "_lcobj", "_scan", "_make_items", "_s3")
 
     @staticmethod
-    def lazy(make_items) -> "Sum":
-        """A sum whose items ``make_items()`` builds when they are first read
-        (rule 5's covectors: the reduction reads their linear combination,
-        cached beside them, and a wide sum is built only to be printed)."""
+    def lazy(source) -> "Sum":
+        """A sum whose items ``source.summands()`` builds when they are first
+        read (rule 5's covectors: the reduction reads their linear combination,
+        cached beside them, and a wide sum is built only to be printed).  The
+        source itself is kept, not a bound method: 64 bytes a sum less."""
         t = Sum(())  # the constructor starts the caches; then the items slot is
         del t.items  # left unset until read (__getattr__)
-        t._make_items = make_items
+        t._make_items = source
         return t
 
     def __getattr__(self, name):  # only for a missing attribute: the items of a lazy sum
         if name == "items" and self._make_items is not None:
-            items = self.items = self._make_items()
+            items = self.items = self._make_items.summands()
             self._make_items = None
             return items
         raise AttributeError(name)
@@ -327,6 +350,7 @@ class Jac(Term):
     along: Term
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("lam", "along")
+    _extra_slots = ("_fvc",)
 
 
 @_term
@@ -336,6 +360,7 @@ class Dual(Term):
     functional: Term
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("lam", "functional")
+    _extra_slots = ("_fvc",)
 
 
 @_term
@@ -345,6 +370,7 @@ class Pullback(Term):
     form: Term
     pos: Optional[Pos] = field(default=None, compare=False)
     _kids = ("fun", "form")
+    _extra_slots = ("_fvc",)
 
 
 TERM_CLASSES = (Var, Num, Prim, Lam, App, Tuple, Proj, Zero, Sum, Jac, Dual, Pullback)
@@ -492,7 +518,10 @@ def pattern_index(p: Term) -> tuple[_Index, int]:
         idx, lvl = u._pidx
     else:
         idx, lvl = _Index({n: (0, path) for n, path in _leaf_paths(u)}, 0), 0
-        u._pidx = (idx, 0)
+        if type(u) is Tuple:  # (a variable's is made again: one entry, and rarely asked)
+            u._pidx = (idx, 0)
+        elif not chain:
+            return idx, 0
     for node in reversed(chain):
         lvl += 1
         new = _leaf_paths(node.items[1])

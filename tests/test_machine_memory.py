@@ -79,7 +79,7 @@ def test_frame_depth_and_phase_as_defined_whenever_asked(asked):
 def test_frames_hold_no_depth_until_asked():
     m = pc.jacobian_row(sin_chain(300), [0.7], 0)
     deep = [s._ctx for s in m.trace if s._ctx is not None]
-    assert all(c._dd == 0 for c in deep)  # nobody asked yet
+    assert all(c._r == 0 for c in deep)  # nobody asked yet
     # asking one frame tells every frame above it (so a renderer asking every
     # step's depth walks each frame once, not each step's whole chain) and
     # no other
@@ -87,8 +87,36 @@ def test_frames_hold_no_depth_until_asked():
     assert one.depth > 1
     above, c = set(), one
     while c is not None:
-        assert c._dd != 0
+        assert c._r >> 1 != 0
         above.add(id(c))
         c = c.parent
-    assert all(c._dd == 0 for c in deep if id(c) not in above)
+    assert all(c._r == 0 for c in deep if id(c) not in above)
     assert max(c.depth for c in deep) > 300  # (ints above 256 are objects of their own)
+
+
+def test_a_frame_is_materialised_once_and_keeps_its_depth():
+    # (the materialised copy sits in the same slot as depth and phase: a copy
+    # is asked for its depth in the frame's place)
+    from pullback_calc.reduction.machine import Ctx, Machine, materialise_ctx
+    # (a closed β's contractum is delayed: the frames inside it are copied)
+    src = "(λx. let y = sin(x) × 2 in let z = ⟨y + x, x⟩ in π₁ z × y) 3"
+    _, trace = Machine().reduce(pc.parse(f"let f = {src} in ⟨f, f + 1⟩"))
+    frames = [s._ctx for s in trace if s._ctx is not None]
+    mats = [materialise_ctx(c) for c in frames]
+    assert all(materialise_ctx(c) is m for c, m in zip(frames, mats))  # cached
+    copies = [c for c in frames if type(c._r) is Ctx]
+    assert copies and len(copies) < len(frames)  # delayed frames were copied, others not
+    for c, m in zip(frames, mats):
+        assert (c.depth, c.in_dual) == (m.depth, m.in_dual) == _by_definition(m)
+        assert materialise_ctx(m) is m
+
+
+@pytest.mark.parametrize("premises", [None, [], ["a premise"], ("a", "b")])
+@pytest.mark.parametrize("hint", [None, "reverse"])
+def test_a_step_keeps_premises_and_phase_in_one_slot(premises, hint):
+    from pullback_calc.reduction.machine import Step
+    x = pc.parse("x")
+    s = Step(3, "5", x, x, None, premises, hint)
+    assert list(s.premises) == list(premises or [])
+    assert s.phase_hint == hint and s.phase == (hint or "reverse")
+    assert not hasattr(s, "__dict__")

@@ -46,32 +46,43 @@ LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an ev
 
 class Ctx:
     """One frame of the evaluation context and a link to the rest."""
-    __slots__ = ("kind", "node", "index", "parent", "mat", "h", "_dd")
+    __slots__ = ("kind", "node", "index", "parent", "h", "_r")
 
     def __init__(self, kind: str, node: Term, index: int, parent: Optional["Ctx"],
                  hole: Optional[Term] = None):
         self.kind, self.node, self.index, self.parent = kind, node, index, parent
-        self.mat: Optional[Ctx] = None  # the frame with its delayed substitutions done
         self.h = self.hole() if hole is None else hole  # what the hole held when made
-        # depth and in_dual, 2·depth + in_dual, worked out when first asked (0: not
-        # yet): only a trace's readers ask, and a frame deeper than 256 would
-        # otherwise hold an int object of its own
-        self._dd = 0
+        # What a trace's reader has learnt of the frame, in one slot (only
+        # readers ask, and a reduction makes a frame a step): 0, nothing yet;
+        # an int, 2·dd + m where dd = 2·depth + in_dual (0: not known) and m
+        # says the frame is its own materialisation (no delayed substitution
+        # in it or above it); or the materialised frame, a copy that knows
+        # the rest (materialise_ctx).  Depth as an int of its own would take
+        # 32 bytes a frame deeper than 256.
+        self._r = 0
 
     def _depth_dual(self) -> int:
         """2·depth + in_dual, from the nearest frame that knows it (iterative:
         contexts can be 100,000 frames deep)."""
-        dd = self._dd
-        if dd:
-            return dd
-        todo, c = [], self
-        while c is not None and not c._dd:
+        r = self._r
+        if type(r) is Ctx:
+            return r._depth_dual()  # (a copy of the same shape: same depth and phase)
+        if r > 1:
+            return r >> 1
+        todo, c, dd = [], self, 0  # (above the root: depth 0, outside any dual body)
+        while c is not None:
+            r = c._r
+            if type(r) is Ctx:
+                dd = r._depth_dual()  # (a copy's frames know their own: one level)
+                break
+            if r > 1:
+                dd = r >> 1
+                break
             todo.append(c)
             c = c.parent
-        dd = c._dd if c is not None else 0  # (0: depth 0, outside any dual body)
         for f in reversed(todo):
             dd = ((dd >> 1) + 1) << 1 | (dd & 1 or f.kind == "dual-body")
-            f._dd = dd
+            f._r = dd << 1 | f._r
         return dd
 
     @property
@@ -154,20 +165,29 @@ class Ctx:
 def materialise_ctx(ctx: Optional[Ctx]) -> Optional[Ctx]:
     """The context with every delayed substitution of its frames done (the
     frames the eager machine would have built); ctx itself if it has none.
-    Cached on the frames, which steps share."""
+    Cached on the frames, which steps share (``Ctx._r``)."""
     if ctx is None:
         return None
-    if ctx.mat is None:
+    if _mat(ctx) is None:
         pending, c = [], ctx
-        while c is not None and c.mat is None:
+        while c is not None and _mat(c) is None:
             pending.append(c)
             c = c.parent
         for f in reversed(pending):
-            parent = f.parent.mat if f.parent is not None else None
+            parent = _mat(f.parent) if f.parent is not None else None
             node = D.materialise(f.node)
-            f.mat = f if node is f.node and parent is f.parent \
-                else Ctx(f.kind, node, f.index, parent)
-    return ctx.mat
+            if node is f.node and parent is f.parent:
+                f._r |= 1
+            else:
+                f._r = m = Ctx(f.kind, node, f.index, parent)
+                m._r = 1
+    return _mat(ctx)
+
+
+def _mat(f: Ctx) -> Optional[Ctx]:
+    """The frame's materialisation, if worked out already."""
+    r = f._r
+    return r if type(r) is Ctx else f if r & 1 else None
 
 
 def plug_all(ctx: Optional[Ctx], t: Term) -> Term:
@@ -197,16 +217,36 @@ class Step:
     with substitutions still delayed (reduction/delayed.py) -- and the
     redex, contractum and context are the eager terms, built when first
     read."""
-    __slots__ = ("index", "rule", "_redex", "_contractum", "_ctx", "premises", "phase_hint")
+    __slots__ = ("index", "rule", "_redex", "_contractum", "_ctx", "_pp")
 
     def __init__(self, index: int, rule: str, redex: Term, contractum: Term,
                  ctx: Optional[Ctx], premises: Optional[list] = None,
                  phase_hint: Optional[str] = None):
         self.index, self.rule = index, rule
         self._redex, self._contractum, self._ctx = redex, contractum, ctx
-        # most steps have none: one shared empty tuple, not a list per step
-        self.premises = premises if premises else NO_PREMISES
-        self.phase_hint = phase_hint  # set by the enclosing premise
+        # the premises and the phase the enclosing premise gives (if any), in
+        # one slot -- a step a reduction makes, 8 bytes each: most steps have
+        # neither (the shared empty tuple), a list is premises, a string a
+        # phase, a pair both
+        if premises:
+            premises = premises if type(premises) is list else list(premises)
+            self._pp = premises if phase_hint is None else (premises, phase_hint)
+        else:
+            self._pp = NO_PREMISES if phase_hint is None else phase_hint
+
+    @property
+    def premises(self) -> list:
+        p = self._pp
+        if type(p) is list:
+            return p
+        return p[0] if type(p) is tuple and p else NO_PREMISES
+
+    @property
+    def phase_hint(self) -> Optional[str]:
+        p = self._pp
+        if type(p) is str:
+            return p
+        return p[1] if type(p) is tuple and p else None
 
     @property
     def redex(self) -> Term:

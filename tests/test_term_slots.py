@@ -65,3 +65,10 @@ def test_facts_a_class_keeps_no_slot_for_are_still_read():
     assert fv_copied(pc.parse("let z = x in λw. z × x")) == {"x"}
     idx, level = pattern_index(Var("x"))
     assert level == 0 and idx.names == {"x": (0, ())}
+
+
+def test_no_class_derives_from_a_term_class():
+    # (the engine tests a node's class by identity -- ``type(t) is App`` in
+    # is_let, the machine's dispatch tables -- which a subclass would escape)
+    for cls in TERM_CLASSES:
+        assert cls.__subclasses__() == [], cls

@@ -213,7 +213,7 @@ def _used_at_most_once(x: str, body: Term) -> bool:
 
 def kept_let(v: Term) -> bool:
     """Is the value v a let kept by rule 1 (let q = I in W)?"""
-    return isinstance(v, App) and isinstance(v.fun, Lam)
+    return type(v) is App and type(v.fun) is Lam
 
 
 def _kept_let_slot(t: Term):

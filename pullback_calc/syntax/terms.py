@@ -411,7 +411,7 @@ def let(pat: Term, bound: Term, body: Term) -> App:
 
 
 def is_let(t: Term) -> bool:
-    return isinstance(t, App) and isinstance(t.fun, Lam)
+    return type(t) is App and type(t.fun) is Lam  # (no class derives from a term class)
 
 
 def tup(*items: Term) -> Term:

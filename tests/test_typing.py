@@ -369,3 +369,18 @@ def test_deep_error_is_reported():
         t = P("sin", t)
     with pytest.raises(TypeError_, match="found"):
         infer(t)
+
+
+def test_subterm_types_are_the_types_in_context():
+    # the function of Ω(λx. 1) ω ⟨1, 2⟩ is ℝ × ℝ → ℝ only because of its point
+    from pullback_calc.typing.check import subterm_types
+    f = Lam(Var("x"), Num(1.0))
+    w = Var("w")
+    t = App(Pullback(f, w), Tuple((Num(1.0), Num(2.0))))
+    got = subterm_types(t, {id(f), id(w)})
+    assert set(got) == {id(f), id(w)}  # only the ones asked for
+    assert show_type(got[id(f)]) == show_type(Arrow(RR, R))
+    alone = subterm_types(f, {id(f)})[id(f)]
+    assert isinstance(alone, Arrow) and isinstance(alone.dom, TVar)  # no context: open
+    with pytest.raises(TypeError_):
+        subterm_types(t, {id(f)}, expected=R)

@@ -431,32 +431,13 @@ def context_types(term: T.Term, expected=None) -> dict:
     """id(S) ↦ the type of S for the function S of every pullback in ``term``
     and the variables in it, as the whole term's type inference finds them
     (the function of Ω(λx. 1) ω ⟨1, 2⟩ has type ℝ × ℝ → ℝ only in context)."""
-    from ..typing.check import _Checker
-
-    class Recording(_Checker):
-        def __init__(self):
-            super().__init__(None)
-            self.seen: dict = {}
-
-        def _infer(self, t, pos):  # the checker's rules run as generators (deep.trampoline)
-            ty = yield super()._infer(t, pos)
-            self.seen[id(t)] = ty
-            return ty
-
+    from ..typing.check import subterm_types
     wanted = set()
     for u in T.subterms(term):
         if isinstance(u, T.Pullback):
             wanted.add(id(u.fun))
             wanted.update(id(v) for v in T.subterms(u.fun) if isinstance(v, T.Var))
-    if not wanted:
-        return {}
-    c = Recording()
-    ty = c.infer(term, None)
-    if expected is not None:
-        c.expect(ty, expected, term, "the term", None)
-    c.solve_pending()
-    memo: dict = {}
-    return {k: c.zonk(v, memo) for k, v in c.seen.items() if k in wanted}
+    return subterm_types(term, wanted, expected) if wanted else {}
 
 
 def desugar(t: T.Term, names: _Names, types: dict) -> T.Term:

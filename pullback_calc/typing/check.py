@@ -547,6 +547,37 @@ def pullback_domains(term: Term, env: Optional[dict] = None) -> list[Type]:
     return [c.zonk(d, memo) for d in c.pb_domains]
 
 
+class _Recording(_Checker):
+    """A checker that keeps the type it infers for each sub-term it is asked
+    about (by identity: equal sub-terms may have different types in context)."""
+
+    def __init__(self, env: Optional[dict], wanted: set):
+        super().__init__(env)
+        self.wanted, self.seen = wanted, {}
+
+    def _infer(self, t, pos):  # the checker's rules run as generators (deep.trampoline)
+        ty = yield super()._infer(t, pos)
+        if id(t) in self.wanted:
+            self.seen[id(t)] = ty
+        return ty
+
+
+@deep
+def subterm_types(term: Term, wanted: set, expected: Optional[Type] = None,
+                  env: Optional[dict] = None) -> dict[int, Type]:
+    """id(S) ↦ the type of S, fully resolved, for each sub-term S of ``term``
+    whose id is in ``wanted``, as the inference of the whole term (checked
+    against ``expected``, if given) finds it: the function of Ω(λx. 1) ω ⟨1, 2⟩
+    has type ℝ × ℝ → ℝ only in its context."""
+    c = _Recording(env, wanted)
+    ty = c.infer(term, None)
+    if expected is not None:
+        c.expect(ty, expected, term, lambda: "the term", getattr(term, "pos", None))
+    c.solve_pending()
+    memo: dict = {}
+    return {k: c.zonk(v, memo) for k, v in c.seen.items()}
+
+
 def typecheck(term: Term, env: Optional[dict] = None, closed: bool = False) -> Type:
     """Public name of ``infer``.  Open terms are allowed unless ``closed=True``,
     where every free variable must be given a type by ``env`` (declared)."""

@@ -5,6 +5,7 @@ from typing import Callable, Mapping, Optional
 
 from . import prims
 from ..deep import bottom_up, trampoline
+from .fvsets import FVSet, SMALL, meets, union as _union, union_all
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                     Zero, binds, fresh, pattern_index, pattern_vars, remake)
 
@@ -40,7 +41,8 @@ def fv(t: Term) -> frozenset:
                 s = u.body._fv
                 idx, level = pattern_index(u.pat)
                 names = idx.names
-                bound = [x for x in names.keys() & s if names[x][0] <= level]
+                few, many = (names, s) if len(names) <= len(s) else (s, names)
+                bound = [x for x in few if x in many and names[x][0] <= level]
                 if bound:
                     s = s - frozenset(bound)
             else:
@@ -52,7 +54,7 @@ def fv(t: Term) -> frozenset:
                 elif len(sets) == 2:
                     s = _union(sets[0], sets[1])
                 else:  # one union of them all (one child at a time copies a growing set)
-                    s = frozenset().union(*sets)
+                    s = union_all(sets)
             u._fv = s
     return t._fv
 
@@ -106,19 +108,9 @@ def fv_copied(t: Term) -> frozenset:
                     acc |= c._fvc
                     acc |= seen & cf
                     seen |= cf
-                u._fvc = frozenset(acc) if acc else _EMPTY
+                u._fvc = acc if type(acc) is FVSet else \
+                    frozenset(acc) if len(acc) <= SMALL else FVSet.of(acc) if acc else _EMPTY
     return t._fvc
-
-
-def _union(a: frozenset, b: frozenset) -> frozenset:
-    """a ∪ b, one of them when it contains the other (not a copy)."""
-    if not b or b is a:
-        return a
-    if not a:
-        return b
-    if len(b) <= len(a):
-        return a if b <= a else a | b
-    return b if a <= b else a | b
 
 
 def free_names(t: Term) -> frozenset:
@@ -422,7 +414,7 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     if not m:
         return t
     keys = frozenset(m)
-    if not (fv(t) & keys):
+    if not meets(fv(t), keys):
         return t
     # a wide substitution (every input's direction, say): the free variables of
     # all its images, once -- a binder that names none of them captures nothing,
@@ -434,7 +426,7 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
 def _subst_open(item):
     u, m, keys, images = item
     ufv = fv(u)
-    if not (ufv & keys):
+    if not meets(ufv, keys):
         return None, u
     if isinstance(u, Var):
         return None, m[u.name]
@@ -444,7 +436,7 @@ def _subst_open(item):
             inner, inner_keys = m, keys
         else:
             inner_keys = keys - frozenset(names)
-            if not (ufv & inner_keys):
+            if not meets(ufv, inner_keys):
                 return None, u
             inner = {k: v for k, v in m.items() if k in inner_keys}
         if images is None or not images.isdisjoint(names):

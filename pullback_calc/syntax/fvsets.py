@@ -108,12 +108,6 @@ class FVSet:
     def __hash__(self) -> int:
         return hash(frozenset(self.m))
 
-    def union(self, *others) -> "FVSet":
-        out = self
-        for o in others:
-            out = union(out, o if isinstance(o, (FVSet,) + _SETS) else frozenset(o))
-        return out
-
 
 def union(a, b):
     """a ∪ b: one of them when it contains the other (not a copy); a frozenset

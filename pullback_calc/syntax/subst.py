@@ -108,8 +108,9 @@ def fv_copied(t: Term) -> frozenset:
                     acc |= c._fvc
                     acc |= seen & cf
                     seen |= cf
+                # (acc turns into an FVSet once a child's set is one)
                 u._fvc = acc if type(acc) is FVSet else \
-                    frozenset(acc) if len(acc) <= SMALL else FVSet.of(acc) if acc else _EMPTY
+                    frozenset(acc) if len(acc) <= SMALL else FVSet.of(acc)
     return t._fvc
 
 

@@ -136,7 +136,7 @@ def render_entry(e: Entry, out: Path, written: list, full_budget: Optional[int],
         e.notes.append(f"row 0 of the Jacobian at ({', '.join(_num(v) for v in e.point)})")
     else:
         typecheck(f)
-        r = reduce(f)
+        r = reduce(f, check=False)
         term, trace, value, steps = f, r.trace, r.value, r.steps
     e.steps = steps
     title = f"{e.title}: " + abbreviate(term, True, 80)

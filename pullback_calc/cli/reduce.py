@@ -49,7 +49,7 @@ def run(args, out) -> int:
     u = not args.ascii
     try:
         with progress.reduction():
-            result = reduce(term, max_steps=args.max_steps, record=want_trace,
+            result = reduce(term, max_steps=args.max_steps, record=want_trace, check=False,
                             stop_after=args.depth)
     except StepBudgetExceeded as e:  # offer the state reached
         if getattr(e, "next_step", None) is not None and not args.json:

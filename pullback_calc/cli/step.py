@@ -43,7 +43,7 @@ def run(args, out) -> int:
             raise UsageError("the stepper reads its commands from standard input: give the "
                              "term as FILE or -e TEXT")
         with progress.reduction():
-            res = reduce(term, max_steps=args.max_steps)
+            res = reduce(term, max_steps=args.max_steps, check=False)
         trace, start, value = res.trace, term, res.value
     return run_stepper(trace, start, value, unicode=not args.ascii, width=args.width,
                        out=out)

@@ -91,7 +91,7 @@ def _reduce(args, source, term):
         return r.trace, r.term, r.covector, title
     source.typecheck(term)
     with progress.reduction():
-        res = reduce(term, max_steps=args.max_steps)
+        res = reduce(term, max_steps=args.max_steps, check=False)
     return res.trace, term, res.value, args.title or f"Reduction of {source.name}"
 
 

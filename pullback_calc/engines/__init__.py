@@ -39,11 +39,10 @@ def _module(method: str):
     return import_module(f"{__name__}.{method}")
 
 
-def _as_term(f: Union[str, Term]) -> Term:
-    if isinstance(f, str):
-        from ..syntax.parser import parse
-        return parse(f)
-    return f
+def _as_term(f, point) -> Term:
+    """f's term, as the reduction engine reads it (text, a term, a Python function)."""
+    from ..results.jacobian import _as_term as as_term, _points
+    return as_term(f, len(_points(point)))
 
 
 def _checked(f: Term, point) -> list:
@@ -64,7 +63,7 @@ def jacobian(f: Union[str, Term], point, method: str = "pullback", **options) ->
     """All rows of the Jacobian of f : ℝⁿ → ℝᵐ at ``point`` by ``method``, with
     its cost counters (``.rows``, ``.costs``, ``.artefact``)."""
     mod = _module(method)
-    f = _as_term(f)
+    f = _as_term(f, point)
     pt = _checked(f, point)
     return _run(mod, f, pt, None, options)
 
@@ -74,7 +73,7 @@ def vjp(f: Union[str, Term], point, cotangent, method: str = "pullback",
     """The vector-Jacobian product c·J(f)(point): one reverse pass seeded with
     c (``.rows`` holds the one row).  Not ``forward``: it has none."""
     mod = _module(method)
-    f = _as_term(f)
+    f = _as_term(f, point)
     pt = _checked(f, point)
     return _run(mod, f, pt, [[float(c) for c in cotangent]], options)
 
@@ -106,7 +105,9 @@ def evaluate(term: Union[str, Term], method: str = "pullback", **options) -> Eng
     as kind "function" (not comparable across engines)."""
     from .read import read_value
     mod = _module(method)
-    term = _as_term(term)
+    if isinstance(term, str):
+        from ..syntax.parser import parse
+        term = parse(term)
     from .evaluator import EvalError
     try:
         if method == "pullback":

@@ -202,7 +202,7 @@ class TapeEngine(Evaluator):
         seed each output cell with the covector's value on that output's basis
         vector, sweep, and read the inputs' adjoints."""
         tape = Tape()
-        xc = self.tapify(tape, x)
+        xc = self.tapify(tape, _shaped(f, x))
         y = self.apply(f, xc)
         y0 = _strip(y, tape)
         c = covector_at(y0)
@@ -225,6 +225,17 @@ class TapeEngine(Evaluator):
                 total = term if total is None else self._d("add", total, term)
             return total
         return self._d("mul", g, 0.0 if v is ZERO else v)
+
+
+def _shaped(f, x):
+    """The point x, with the zero vector 𝟎 (no shape of its own) given the shape of
+    f's pattern: its reals are the inputs the tape differentiates with respect to."""
+    if x is not ZERO or not isinstance(f, Closure):
+        return x
+
+    def zeros(p):
+        return tuple(zeros(i) for i in p.items) if isinstance(p, T.Tuple) else 0.0
+    return zeros(f.lam.pat)
 
 
 def _is_number(v) -> bool:

@@ -549,8 +549,10 @@ def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
     m: dict = {}
     _match(functional.pat, map_body, m)
     lc = _cached_lc(functional.body)  # (the covector of the previous step: cached)
-    if lc is None:
-        lc = _lc_from_dict(to_lincomb(functional.body, PatVars(functional.pat)))
+    if lc is None:  # a functional as written: its own arithmetic is rule 4's too
+        first = to_lincomb(functional.body, PatVars(functional.pat), fold)
+        _settle(first, list(first), settle)
+        lc = _lc_from_dict(first)
     if not m:
         return term_of(lc)
     if m.keys() & lc.cx:  # a re-bound variable inside a compound atom: general path

@@ -473,12 +473,20 @@ class Machine:
     def _contract(self, label: str, t: Term):
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
         term, built as the machine reaches its parts: reduction/delayed.py)."""
-        if label == "1":
+        if type(t) is App and type(t.fun) is Lam and type(t.fun.body) is D.LetBody:
+            # a let whose body waits is the redex: rule 1 continues the delayed
+            # substitution; any other rule (lift, when its bound term is a kept
+            # let) looks inside the body, so it is built first -- no rule ever
+            # sees a lazy node
+            if label == "1":
+                delayed = D.beta(t, self._level > 0)
+                if delayed is not None:
+                    return delayed
+            t = D.forced_let(t)
+        elif label == "1":
             delayed = D.beta(t, self._level > 0)
             if delayed is not None:
                 return delayed
-            if isinstance(t.fun.body, D.LetBody):
-                t = D.forced_let(t)
         return R.RULES[label](t, self)
 
     # descending: find the next redex inside t --------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
-from ..areduction.anf import A_RULES, _operands, _replace, is_elementary
+from ..areduction.anf import A_RULES, _operands, _replace, is_elementary, is_let_series
 from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
@@ -20,7 +20,8 @@ from ..syntax.subst import bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (ANF, GROUND, GROUND_K, ISZERO, ISZERO_K, SPINE, App, Dual, Jac, Lam,
                             Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, ZERO,
-                            direction_pattern, formal_sum, fresh, is_let, pattern_vars)
+                            direction_pattern, formal_sum, fresh, is_let, pattern_vars,
+                            remake, subterm_kids)
 from . import linear
 from .env import Env, PatVars
 
@@ -694,12 +695,23 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
         return m.premise(App(Jac(Lam(p, S), P), V), label, forward=True)
     w = Var(fresh("omega"))
     out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label, forward=False)
+    # At an open point the value may be ω S̄ T under lets that rule 1 kept (an
+    # inert value the covector shares, e.g. let a = u + 0.5 in ω (…a…) (…a…)):
+    # T keeps the lets it needs, so the shared value is still computed once.
+    lets = []
+    while kept_let(out):
+        lets.append(out)
+        out = out.fun.body
     if isinstance(out, Zero):
         return ZERO
-    if isinstance(out, App) and isinstance(out.fun, App) and out.fun.fun == w:
-        return out.arg
-    raise ReductionError(f"rule {label}'s premise did not reach ω S̄ T: {out}", rule=label,
-                         redex=out)
+    if not (isinstance(out, App) and isinstance(out.fun, App) and out.fun.fun == w):
+        raise ReductionError(f"rule {label}'s premise did not reach ω S̄ T: {out}",
+                             rule=label, redex=out)
+    T = out.arg
+    for let_ in reversed(lets):
+        if fv(T) & frozenset(pattern_vars(let_.fun.pat)):
+            T = App(Lam(let_.fun.pat, T, let_.fun.ann, let_.fun.pos), let_.arg, let_.pos)
+    return T
 
 
 def _moving(p: Term, S: Term, P: Term) -> frozenset:
@@ -970,7 +982,18 @@ def _merged_deval(dfun: Term, fbar: Term, T0: Term, arg: Term) -> Optional[Term]
         y = fbar.pat
     if subst(S2, bind_pattern(p2, V2)) != fbar.body:
         return None
-    return App(Jac(Lam(Tuple((p2, y)), S2, lam.ann), Tuple((P2, T0))), Tuple((V2, arg)))
+    return App(Jac(Lam(Tuple((p2, y)), _a_reducible(S2), lam.ann), Tuple((P2, T0))),
+               Tuple((V2, arg)))
+
+
+def _a_reducible(S: Term) -> Term:
+    """S as the body of a new Jacobian: a copy without the A-normal mark when
+    S is the body F z of 19b's η-form, marked A-normal only to stay a value
+    while F is stuck.  Under a binder of F's variables (19m makes the function
+    a coordinate of the point) that body must be A-reduced and differentiated."""
+    if S._flags & ANF and not (is_elementary(S) or is_let_series(S)):
+        return remake(S, subterm_kids(S))
+    return S
 
 
 def _eta_map(lam: Lam) -> bool:

@@ -44,8 +44,8 @@ def hessian_row(f: Union[str, Term], point, i: int,
                 max_steps: int = DEFAULT_MAX_STEPS, record: bool = True) -> JacobianRow:
     """Row i (from 0) of the Hessian of f at ``point``, by nested pullbacks
     (``record=False``: no trace kept, as for ``jacobian_row``)."""
-    f = _as_term(f)
     pt = _points(point)
+    f = _as_term(f, len(pt))
     _scalar_function(f, len(pt))
     if not 0 <= i < len(pt):
         raise JacobianError(f"row {i} does not exist: the Hessian has {len(pt)} rows")
@@ -64,8 +64,8 @@ def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
     ``JacobianRow`` of each (traces included); ``workers=N`` reduces the rows
     in N processes (the same rows, steps and traces)."""
     from .parallel import map_rows
-    f = _as_term(f)
     pt = _points(point)
+    f = _as_term(f, len(pt))
     _scalar_function(f, len(pt))
     out = map_rows(_hessian_task, f, pt, [(i, max_steps, record) for i in range(len(pt))],
                    workers)
@@ -77,7 +77,8 @@ def apply_covector(covector: Union[str, Term], tangent: Union[str, Term],
                    max_steps: int = DEFAULT_MAX_STEPS) -> Term:
     """ω(v) by reduction: read a covector over any type (lists, functions)
     by applying it to a tangent of that type."""
-    return reduce(App(_as_term(covector), _as_term(tangent)), max_steps=max_steps).value
+    return reduce(App(_as_term(covector), _as_term(tangent)), max_steps=max_steps,
+                  check=False).value
 
 
 @deep

@@ -58,29 +58,59 @@ class JacobianRow:
         return result_repr_html(self)
 
 
-def _as_term(t: Union[str, Term]) -> Term:
+def _as_term(t, arity: Optional[int] = None) -> Term:
+    """A term from its text, the term itself, or a Python function over floats
+    (traced into a term, ``arity`` real arguments: default its parameters)."""
     if isinstance(t, str):
         from ..syntax.parser import parse
         return parse(t)
-    return t
+    if isinstance(t, Term):
+        return t
+    if callable(t):
+        from ..tracing import trace
+        return trace(t, arity)
+    raise JacobianError(f"expected a term (its text, a term or a Python function), "
+                        f"got {type(t).__name__}")
 
 
 @deep
 def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
            record: bool = True, stop_after: Optional[int] = None,
            timeout: Optional[float] = None,
-           max_memory: Optional[float] = None) -> ReductionResult:
+           max_memory: Optional[float] = None, check: bool = True,
+           free: Optional[dict] = None) -> ReductionResult:
     """Reduce a term to its normal form by the call-by-value strategy.
     ``stop_after=N``: stop after N steps of the main derivation (premises run
     whole, inside their step) and return the term reached as ``.value``, with
     ``.next_step`` the redex to contract next, its rule and its context (like
     the K framework's ``krun --depth N``).  ``timeout`` (seconds) and
     ``max_memory`` (megabytes) bound the time and memory as ``max_steps``
-    bounds the steps (see budgets.py)."""
+    bounds the steps (see budgets.py).
+
+    The term is type-checked first, as the command line does: closed, up to
+    the free variables it declares (``free x : ℝ`` lines before the term) and
+    those of ``free`` (names to types, as types or their text); an
+    unbound or ill-typed term is a ``PullbackTypeError`` naming where.
+    ``check=False`` reduces it unchecked (untyped experiments)."""
+    term = _checked_term(term, free) if check else _as_term(term)
     m = Machine(max_steps=max_steps, record=record, stop_after=stop_after)
     with budget(timeout, max_memory):
-        value, trace = m.reduce(_as_term(term))
+        value, trace = m.reduce(term)
     return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts), m.next_step)
+
+
+def _checked_term(term: Union[str, Term], free: Optional[dict]) -> Term:
+    """The term, type-checked as a closed term up to its declared free variables."""
+    from ..syntax.parser import parse_program, parse_type
+    from ..typing import typecheck
+    declared: dict = {}
+    if isinstance(term, str):
+        program = parse_program(term)
+        term, declared = program.term, dict(program.free)
+    for name, ty in (free or {}).items():
+        declared[name] = parse_type(ty) if isinstance(ty, str) else ty
+    typecheck(term, declared, closed=True)
+    return term
 
 
 # ---- shapes -------------------------------------------------------------------------
@@ -104,6 +134,11 @@ def _function_type(f: Term, n: int, env: Optional[dict] = None,
     if isinstance(f, Lam) and f.ann is None and is_pattern(f.pat):
         expected = Arrow(_pattern_domain(f.pat, n), TVar.new())
     ty = check(f, expected, env, closed)
+    if isinstance(ty, Arrow) and real_leaves(ty.dom) is None:
+        # a domain left open by inference (f = let g = λx. x in g): the point fixes it
+        fixed = _domain_from_point(ty.dom, n)
+        if fixed is not None:
+            ty = check(f, Arrow(fixed, TVar.new()), env, closed)
     if isinstance(ty, DualT):
         raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
     if not isinstance(ty, Arrow):
@@ -112,6 +147,27 @@ def _function_type(f: Term, n: int, env: Optional[dict] = None,
         # any codomain would do (e.g. the result of a free function h): ℝ is one
         return ty.dom, Real()
     return ty.dom, ty.cod
+
+
+def _domain_from_point(dom: Type, n: int) -> Optional[Type]:
+    """dom with ℝ for its type variables, if that makes it ℝⁿ for the point's n:
+    an open domain α is ℝⁿ (flat, as for a λ of one variable), a product whose
+    leaves are ℝ or open and number n has ℝ at each (None: no such reading)."""
+    from ..syntax.types import TVar
+    if isinstance(dom, TVar):
+        return rn(n)
+    if not isinstance(dom, Prod):
+        return None
+    leaves = [0]
+
+    def leaf(t):
+        if isinstance(t, Prod):
+            return t.items, t
+        leaves[0] += 1
+        return None, Real() if isinstance(t, (TVar, Real)) else None
+
+    out = bottom_up(dom, leaf, lambda t, items: None if None in items else Prod(tuple(items)))
+    return out if out is not None and leaves[0] == n else None
 
 
 def _leaves(t: Type, what: str) -> list:
@@ -163,7 +219,7 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     (``results.unknown``): "error" when the row depends on one, or "zero"."""
     from . import unknown as U
     U.check_policy(on_unknown)
-    f = _as_term(f)
+    f = _as_term(f, len(_points(point)))
     term, in_paths = _row_term(f, point, p)
     m = Machine(max_steps=max_steps, record=record)
     with budget(timeout, max_memory):
@@ -215,8 +271,8 @@ def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAUL
     """``jacobian_row`` for each of ``rows`` (default: every output), as a list of
     ``JacobianRow``; ``workers=N`` (N > 1) reduces the rows in N processes
     (see ``results.parallel``): the same rows, steps and traces."""
-    f = _as_term(f)
     pt = _points(point)
+    f = _as_term(f, len(pt))
     if rows is None:
         dom, cod = _function_type(f, len(pt))
         rows = range(len(_leaves(cod, "output")))
@@ -256,7 +312,7 @@ def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
 def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
     """The term ``Ω(f) (λz. λw. πₚ w) V`` whose normal form is row p of the Jacobian of f
     at V (the term ``jacobian_row`` reduces), checked the same way (graphs draw its reduction)."""
-    return _row_term(_as_term(f), point, p)[0]
+    return _row_term(_as_term(f, len(_points(point))), point, p)[0]
 
 
 def _row_term(f: Term, point, p: int) -> tuple[Term, list]:

@@ -463,7 +463,8 @@ def unbound_message(name: str, in_scope, applied: bool = False) -> str:
     uni, asc = ("ℝ → ℝ", "R -> R") if applied else ("ℝ", "R")
     return (f"unbound variable `{name}`{hint} (to leave it free on purpose, declare it "
             f"with its type: `free {name} : {uni}` before the term, or "
-            f"--free '{name} : {asc}')")
+            f"--free '{name} : {asc}' on the command line, free={{'{name}': '{asc}'}} "
+            f"in the Python API)")
 
 
 def _applied_real(t: App) -> str:

@@ -144,7 +144,7 @@ def _checked_eval(name: str, evaluate: Callable) -> Callable[..., float]:
 def _oracle_derivatives(parts: tuple) -> tuple:
     """The oracle's ∂ᵢf: the partial's term evaluated by the oracle itself (on
     tagged dual numbers, so that nested derivatives work)."""
-    from .testing import oracle
+    from .semantics import oracle
 
     def one(params, body):
         if body is None:
@@ -209,7 +209,7 @@ def register_primitive(name: str, arity: int, evaluate: Callable[..., float],
     prims.LINEARITY[name] = kind
     prims.PRIMS = tuple(prims.ARITY)
     from .results import sympy_bridge
-    from .testing import oracle
+    from .semantics import oracle
     oracle._FLOAT[name] = prims.EVAL[name]
     oracle._DERIV[name] = _oracle_derivatives(parts)
     if sympy is not None:
@@ -252,7 +252,7 @@ def unregister_primitive(name: str) -> None:
         raise RegistrationError(f"{name} is not a registered function symbol")
     from .results import sympy_bridge
     from .rendering import latex as L
-    from .testing import oracle
+    from .semantics import oracle
     for table in (prims.ARITY, prims.SPELLING, prims.EVAL, prims.PARTIALS, prims.LINEARITY,
                   oracle._FLOAT, oracle._DERIV, sympy_bridge.SYMPY, GENERATORS, L._FUNCTIONS):
         table.pop(name, None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..syntax import terms as T
-from ..testing import oracle
+from ..semantics import oracle
 from .common import Measure, NotSupported
 
 __all__ = ["ZERO", "Closure", "Evaluator", "EvalError"]

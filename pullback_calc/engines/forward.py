@@ -1,13 +1,13 @@
 """Forward mode on tagged dual numbers (``method="forward"``): DVL's bundles.
 
 This is the evaluator the tests already trusted as an oracle
-(``pullback_calc.testing.oracle``), promoted to an engine: every real is a
+(``pullback_calc.semantics.oracle``), promoted to an engine: every real is a
 dual number primal + ε·tangent whose perturbation ε is a fresh *tag* per
 derivative, so nested derivatives never confuse their perturbations, and a
 function-valued derivative is read lazily with the tag renaming of Manzyuk
-et al.  The oracle module stays where it is (tests import it, and it keeps
-its own table of derivatives, written independently of ``prims.PARTIALS``, so
-that it remains an independent check); this module adds the engines'
+et al.  The oracle stays a module of its own (it keeps its own table of
+derivatives, written independently of ``prims.PARTIALS``, so that it remains
+an independent check); this module adds the engines'
 interface and the cost counters, which the oracle tallies while
 ``oracle.COUNTS`` is set.
 
@@ -22,7 +22,7 @@ from collections import Counter
 from contextlib import contextmanager
 from typing import Optional
 
-from ..testing import oracle
+from ..semantics import oracle
 from .common import EngineResult, NotSupported, costs_from_counter
 
 __all__ = ["jacobian", "value", "apply_value", "counting"]

@@ -583,7 +583,7 @@ def jacobian(f: T.Term, point, cotangents: Optional[list] = None) -> EngineResul
     𝒯(f), then one backpropagator call per output, seeded with that output's
     basis sensitivity -- or, with ``cotangents`` (lists of m reals), one call
     per cotangent (vector-Jacobian products)."""
-    from ..testing.oracle import shape_point
+    from ..semantics.oracle import shape_point
     measure = Measure()
     names = _Names()
     program = transform_program(prepare(f, names, _expected(f, point)), names)

@@ -287,7 +287,7 @@ def jacobian(f: T.Term, point, cotangents: Optional[list] = None) -> EngineResul
     """The rows of the Jacobian of f : ℝⁿ → ℝᵐ at ``point``: one forward pass
     recording the tape, then one reverse sweep per output (seed 1 there) -- or,
     with ``cotangents`` (lists of m reals), one sweep per cotangent."""
-    from ..testing.oracle import shape_point
+    from ..semantics.oracle import shape_point
     from .ps import seeds
     measure = Measure()
     engine = TapeEngine(measure)

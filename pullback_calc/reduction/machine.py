@@ -201,11 +201,14 @@ def plug_all(ctx: Optional[Ctx], t: Term) -> Term:
 
 @dataclass
 class Derivation:
-    """A premise: ``start`` reduces to the value ``result`` by ``steps``."""
+    """A premise: ``start`` reduces to the value ``result`` by ``steps``.
+    ``forward``: the premise is the forward tangent judgment (the chain rule
+    7J/8J, papers/calculus.md §3.3), in which D-curry is lazy (18L)."""
     rule: str
     start: Term
     steps: list
     result: Optional[Term] = None
+    forward: bool = False
 
 
 NO_PREMISES: tuple = ()
@@ -388,6 +391,7 @@ class Machine:
         self._phase = phase or outer_phase
         if forward is not None:
             self.in_forward_premise = forward
+        d.forward = self.in_forward_premise
         self._level += 1
         try:
             d.result = self._run(term, d.steps)

@@ -18,7 +18,7 @@ from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
-from ..syntax.terms import (ANF, GROUND, GROUND_K, ISZERO, ISZERO_K, SPINE, App, Dual, Jac, Lam,
+from ..syntax.terms import (ANF, GROUND, GROUND_K, ISZERO, ISZERO_K, NF, SPINE, App, Dual, Jac, Lam,
                             Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, ZERO,
                             direction_pattern, formal_sum, fresh, is_let, pattern_vars,
                             remake, subterm_kids)
@@ -692,7 +692,9 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
     them), the premise is the forward chain rule (J(λp.S)·P) V (rules 7J,
     8J) instead."""
     if _runs_forward(S, _moving(p, S, P), _symbolic(p, S)):
-        return m.premise(App(Jac(Lam(p, S), P), V), label, forward=True)
+        outside = not m.in_forward_premise
+        T = m.premise(App(Jac(Lam(p, S), P), V), label, forward=True)
+        return _eager(T, m, label) if outside else T
     w = Var(fresh("omega"))
     out = m.premise(App(App(Pullback(Lam(p, S), w), V), P), label, forward=False)
     # At an open point the value may be ω S̄ T under lets that rule 1 kept (an
@@ -712,6 +714,22 @@ def tangent(p: Term, S: Term, P: Term, V: Term, m: Premises, label: str) -> Term
         if fv(T) & frozenset(pattern_vars(let_.fun.pat)):
             T = App(Lam(let_.fun.pat, T, let_.fun.ann, let_.fun.pos), let_.arg, let_.pos)
     return T
+
+
+def _eager(T: Term, m: Premises, label: str) -> Term:
+    """A tangent leaving the forward judgment for an eager one: an 18L tangent
+    λq. (J(λp'.S')·P') V' it returns (the tangent of a function-valued body)
+    gets its body reduced as rule 18 would have (a premise, not forward), so
+    that no result outside a forward premise keeps an unreduced Jacobian."""
+    if not (isinstance(T, Lam) and _lazy_body(T.body)):
+        return T
+    body = m.premise(T.body, label, keep_trivial=False, forward=False)
+    return Lam(T.pat, _eager(body, m, label), T.ann, T.pos)
+
+
+def _lazy_body(b: Term) -> bool:
+    """Is b the body (J(λp'.S')·P') V' of an 18L tangent, not yet reduced?"""
+    return isinstance(b, App) and isinstance(b.fun, Jac) and not b._flags & NF
 
 
 def _moving(p: Term, S: Term, P: Term) -> frozenset:

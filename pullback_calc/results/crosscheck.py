@@ -123,7 +123,7 @@ def _shaped(dom: Type, values: list):
 def oracle_rows(term: Term, dom: Type, cod: Type, point: list) -> list[list[float]]:
     """The Jacobian of f : dom → cod at ``point`` by tagged forward mode, a
     column per input coordinate."""
-    from ..testing import oracle
+    from ..semantics import oracle
     f = oracle.evaluate(term)
     x = _shaped(dom, point)
     cols = []
@@ -137,7 +137,7 @@ def oracle_rows(term: Term, dom: Type, cod: Type, point: list) -> list[list[floa
 def difference_rows(term: Term, dom: Type, cod: Type, point: list) -> list[list[float]]:
     """The Jacobian by central differences of the oracle's values, a step of
     1e-5 scaled to each coordinate."""
-    from ..testing import oracle
+    from ..semantics import oracle
     f = oracle.evaluate(term)
     x = _shaped(dom, point)
     cols = []
@@ -219,7 +219,7 @@ def check_value(term: Term, ty: Type, max_steps: int, probes: int = 2) -> ValueC
     """Reduce ``term`` and evaluate it with the oracle; when its type is not a
     tuple of reals, apply both to sample arguments (``probes`` sets of them)."""
     from ..reduction.machine import Machine
-    from ..testing import oracle
+    from ..semantics import oracle
     from .jacobian import reduce
     out = ValueCheck()
     r = reduce(term, max_steps=max_steps, record=False, check=False)

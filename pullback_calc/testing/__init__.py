@@ -1,5 +1,5 @@
 """Test support: an independent denotational oracle for the calculus."""
-from .oracle import (ZERO, DualNumber, OracleError, apply, central_difference, covector_apply,
+from ..semantics.oracle import (ZERO, DualNumber, OracleError, apply, central_difference, covector_apply,
                      derivative, evaluate, fresh_tag, jacobian_by_oracle, leaves, perturb, prim,
                      row_by_oracle, shape_point, tangent_value)
 

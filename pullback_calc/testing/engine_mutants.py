@@ -23,7 +23,7 @@ def _ps_reverse():
 
 
 def _oracle_derivatives():
-    from . import oracle
+    from ..semantics import oracle
     return oracle._DERIV
 
 
@@ -48,7 +48,7 @@ def _forget_closure(original):
 
 def _negate_first(original):
     """A derivative rule of the forward engine with the wrong sign."""
-    from . import oracle
+    from ..semantics import oracle
     return (lambda *xs: oracle.neg(original[0](*xs)),) + tuple(original[1:])
 
 

@@ -98,6 +98,9 @@ SUBJECT_REDUCTION = [
 DECOMPOSITION = [
     # J(λx. 1)·0: the numeral 0 is a zero vector, absorbing in the direction (rule 3)
     "let x = 1 in J(λx. 1)·0 1",
+    # issue 26: D-curry inside a forward premise (18L, the forward judgment), whose lazy
+    # tangent left the premise unreduced into rule 18's value
+    "let x = 2 in (J(λx. let x = let x = ⟨1, 1⟩ in λy. λv. π1 x in ⟨1, 1⟩)·1) x",
 ]
 
 

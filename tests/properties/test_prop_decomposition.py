@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import pullback_calc as pc
 from pullback_calc.reduction.machine import Machine
-from pullback_calc.syntax.subst import fv, linear
+from pullback_calc.syntax.subst import alpha_eq, bind_pattern, fv, linear, subst
 from pullback_calc.syntax.terms import (ANF, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                                         Term, Tuple, Var, Zero, pattern_vars)
 from pullback_calc.syntax.types import Arrow, DualT, Prod, R
@@ -210,8 +210,10 @@ def zero_part(v: Term) -> bool:
     return zero_vector(v)
 
 
-def jacobian_at(t: App):
-    """§5.9, in the documented order: (J(λp.E)·P) V with E elementary."""
+def jacobian_at(t: App, forward: bool = False):
+    """§5.9, in the documented order: (J(λp.E)·P) V with E elementary.
+    ``forward``: the step belongs to a forward tangent premise (the chain-rule
+    judgment of §3.3), where D-curry is lazy (18L)."""
     lam, P = t.fun.lam, t.fun.along
     E, p = lam.body, frozenset(pattern_vars(lam.pat))
 
@@ -240,20 +242,40 @@ def jacobian_at(t: App):
         in_f, in_map = occurs(E.functional), occurs(E.lam)
         return "16a" if not in_map else ("16b" if not in_f else "16c")
     if isinstance(E, Lam):
-        return "18"
+        return "18L" if forward else "18"
     if isinstance(E, App):
         if not occurs(E.arg):
             return "19a"
         # D-eval; the premise T₀ = â₂ (one rule-10 step) decides: zero → 19c
-        return "19c" if zero_part(at(lam.pat, P, E.arg)) else "19b"
+        if zero_part(at(lam.pat, P, E.arg)):
+            return "19c"
+        dfun = at(lam.pat, P, E.fun) if occurs(E.fun) else None
+        return "19m" if lazy_tangent_of(dfun, at(lam.pat, t.arg, E.fun)) else "19b"
     if isinstance(E, Tuple):
         return "20a"
     return None
 
 
-def node_rules(t: Term) -> set:
+def lazy_tangent_of(dfun, fbar) -> bool:
+    """§5.9, 19m: is the function's direction an 18L tangent λy. (J(λp'.S')·P') V'
+    of its value λy. S'[V'/p'] (up to the name of y)?"""
+    if not (isinstance(dfun, Lam) and isinstance(fbar, Lam) and isinstance(dfun.pat, Var)
+            and isinstance(fbar.pat, Var)):
+        return False
+    b = dfun.body
+    if not (isinstance(b, App) and isinstance(b.fun, Jac)):
+        return False
+    lam, P2, V2 = b.fun.lam, b.fun.along, b.arg
+    y = dfun.pat.name
+    if y in set(pattern_vars(lam.pat)) | fv(P2) | fv(V2):
+        return False
+    body = subst(lam.body, bind_pattern(lam.pat, V2))
+    return alpha_eq(Lam(dfun.pat, body), fbar)
+
+
+def node_rules(t: Term, forward: bool = False) -> set:
     """Every rule of the §3.2 table whose redex shape t has (its evaluated
-    children being values)."""
+    children being values); ``forward`` as for ``jacobian_at``."""
     out = set()
     if isinstance(t, Prim):
         if any(isinstance(a, Zero) for a in t.args):
@@ -276,7 +298,7 @@ def node_rules(t: Term) -> set:
             if is_let(f.lam.body):
                 out.add("8J")
             elif elementary(f.lam.body) or env_extension(f.lam):
-                r = jacobian_at(t)
+                r = jacobian_at(t, forward)
                 if r:
                     out.add(r)
     elif isinstance(t, Proj):
@@ -356,8 +378,9 @@ def declines(t: App) -> bool:
 # ---- the decomposer ----------------------------------------------------------------------
 
 
-def decompose(t: Term, path=()):
-    """(path, redex, rules) of the unique decomposition t = C[R], or None for a value."""
+def decompose(t: Term, path=(), forward: bool = False):
+    """(path, redex, rules) of the unique decomposition t = C[R], or None for a
+    value (``forward``: t is reduced in a forward tangent premise)."""
     if isinstance(t, (Var, Num, Zero, Lam)):
         return None
     kids = []
@@ -377,7 +400,7 @@ def decompose(t: Term, path=()):
     elif isinstance(t, Dual):
         kids = [(("dual-fun", 1), t.functional), (("dual-body", 0), t.lam.body)]
     elif isinstance(t, Pullback):
-        r = decompose(t.fun, path + (("pb-fun", 0),))
+        r = decompose(t.fun, path + (("pb-fun", 0),), forward)
         if r:
             return r
         if kept_let(t.fun):
@@ -386,16 +409,16 @@ def decompose(t: Term, path=()):
             return a_decompose(t.fun.body, path + (("a-root", 0),), "root", None)
         kids = [(("pb-form", 1), t.form)]
     for frame, kid in kids:
-        r = decompose(kid, path + (frame,))
+        r = decompose(kid, path + (frame,), forward)
         if r:
             return r
         if frame[0] in LIFT_FRAMES and kept_let(kid):  # a value: a let kept by rule 1
             return path, t, {"lift"}
     if is_let(t) and inert(t.arg):  # let q = I in C: the body first, then rule 1 decides
-        r = decompose(t.fun.body, path + (("let-inert", 0),))
+        r = decompose(t.fun.body, path + (("let-inert", 0),), forward)
         if r:
             return r
-    rules = node_rules(t)
+    rules = node_rules(t, forward)
     if rules & {"17", "19b"} and declines(t):
         return None
     return (path, t, rules) if rules else None
@@ -425,15 +448,16 @@ def a_decompose(t: Term, path, position: str, bound):
 
 
 def derivations(trace, start):
-    """(start term, steps, result) of the top-level run and of every premise."""
+    """(start term, steps, result, forward) of the top-level run and of every
+    premise (``forward``: the premise is the forward tangent judgment)."""
     out = []
-    stack = [(start, trace, None)]
+    stack = [(start, trace, None, False)]
     while stack:
-        st_, steps, result = stack.pop()
-        out.append((st_, steps, result))
+        st_, steps, result, fwd = stack.pop()
+        out.append((st_, steps, result, fwd))
         for s in steps:
             for d in s.premises:
-                stack.append((d.start, d.steps, d.result))
+                stack.append((d.start, d.steps, d.result, d.forward))
     return out
 
 
@@ -441,10 +465,10 @@ def check_decompositions(term):
     """At every step of every derivation the naive decomposer finds the
     machine's redex, path and rule; the result of each derivation is a value."""
     r = reduce_recorded(term, MAX_STEPS)
-    for start, steps, result in derivations(r.trace, term):
+    for start, steps, result, forward in derivations(r.trace, term):
         for s in steps:
             before = s.term_before()
-            found = decompose(before)
+            found = decompose(before, (), forward)
             assert found is not None, (
                 f"step {s.index} ({s.rule}): the naive decomposer finds no redex in "
                 f"{pc.pretty(before)}")
@@ -460,7 +484,7 @@ def check_decompositions(term):
                     f"rules {sorted(rules)} all match {pc.pretty(redex)}")
                 event("overlapping rows of the redex table")
         value = result if result is not None else r.value
-        assert decompose(value) is None, f"the value {pc.pretty(value)} has a redex"
+        assert decompose(value, (), forward) is None, f"the value {pc.pretty(value)} has a redex"
     return r
 
 

@@ -1,0 +1,347 @@
+"""Programs as users write them: Hypothesis strategies for whole programs.
+
+``strategies.terms`` builds terms node by node from their types; the shapes
+people actually write are rarer there than they are in practice.  This module
+builds *programs*, as text, the way a researcher writes one:
+
+* let-bound helpers of one to three arguments, curried or tupled, partially
+  applied, capturing the inputs being differentiated, some returning an
+  abstraction (``let mk = λa. let s = sin(a) in λt. s × t in …``);
+* Church lists built from the inputs -- written out, by a let-bound ``cons``,
+  or by a Church numeral iterating ``λl. cons e l`` -- and consumed by ``sum``,
+  ``map``, ``foldr``, ``foldl`` in continuation-passing style, or a fold with a
+  pair accumulator;
+* pullbacks nested inside the differentiated body, at a point that depends on
+  the outer variables, along 1-forms that depend on them too; ``Ω`` applied to
+  a let-bound function; Jacobians applied inside the body;
+* function-typed inputs: ``Ω(λg. …) ω (λt. …) (λt. …)``, a derivative along a
+  function direction, also with a pullback nested inside it.
+
+``programs(n)`` draws a ``UserProgram``: the text of ``λ⟨x1, …, xn⟩. …`` (a
+closed term of type ℝⁿ → ℝ), a point, and the features it uses.  Every
+program is well typed (simple types, no let-polymorphism: a let-bound ``cons``
+serves one accumulator type per program) and total at every point (function
+symbols stay in their domains: ``log(1 + a × a)``, ``a / (2 + b × b)``,
+``exp(sin(a))``, …), so the reduction of its gradient, Hessian or value must
+reach numerals.  ``features`` names the shapes used (``hypothesis.event``
+reports them), so a property can ask for programs with given shapes.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from hypothesis import strategies as st
+
+__all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY"]
+
+#: every shape a program can use
+FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
+            "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
+            "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input")
+
+#: the Church-list library a program binds when it uses lists (each at one type)
+LIST_LIBRARY = {
+    "nil": "λf. λd. d",
+    "cons": "λx. λl. λf. λd. f x (l f d)",
+    "sum": "λl. l (λx. λacc. x + acc) 0",
+    "map": "λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d",
+    "foldr": "λf. λz. λl. l f z",
+    # foldl by foldr in continuation-passing style: the list at β = ℝ → ℝ
+    "foldl": "λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z",
+}
+
+# binder names: plain ones, and some the engine also generates (α-equivalence
+# must not care: mul_1, dx, u_4, omega_2 are as good as any name)
+_NAMES = ("a", "b", "c", "t", "s", "y", "v", "k", "p", "q", "r", "e")
+_ENGINE_NAMES = ("mul_1", "dx", "u_4", "omega_2", "app_3", "dy", "z_5")
+
+
+@dataclass(frozen=True)
+class UserProgram:
+    """A closed program ``λ⟨x1, …, xn⟩. body`` of type ℝⁿ → ℝ, as text."""
+    text: str
+    n: int
+    point: tuple
+    features: frozenset
+
+    @property
+    def term(self):
+        from ..syntax.parser import parse
+        return parse(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Builder:
+    """One program: the helpers bound so far and the names in scope."""
+
+    def __init__(self, draw, n: int, depth: int, want: frozenset):
+        self.draw, self.depth, self.want = draw, depth, want
+        self.inputs = [f"x{i}" for i in range(1, n + 1)] if n > 1 else ["x"]
+        self.lets: list[str] = []          # "let h = … in" lines, in order
+        self.features: set[str] = set()
+        self.helpers: dict[str, tuple] = {}  # name -> (kind, arity): kind curried/tupled
+        self.counter = 0
+        self.lists_at: Optional[str] = None  # the accumulator type of cons lists: "real"/"cps"
+        self.library: set[str] = set()
+        self.budget = 40                   # nodes of real expressions, at most
+
+    # ---- small draws ------------------------------------------------------------------
+    def pick(self, seq):
+        return self.draw(st.sampled_from(seq))
+
+    def chance(self, one_in: int) -> bool:
+        return self.draw(st.integers(0, one_in - 1)) == 0
+
+    def fresh(self, stem: str) -> str:
+        self.counter += 1
+        if self.chance(6):  # an engine-style name now and then
+            return f"{self.pick(_ENGINE_NAMES)}{self.counter}"
+        return f"{stem}{self.counter}"
+
+    def numeral(self) -> str:
+        return self.pick(("1", "2", "0.5", "3", "-1", "0.25", "1.5"))
+
+    # ---- real expressions ----------------------------------------------------------------
+    def real(self, scope: list, depth: int, funs: tuple = ()) -> str:
+        """A term of type ℝ over the real variables ``scope`` (inputs first) and
+        the ℝ → ℝ variables ``funs`` (function-typed parameters)."""
+        self.budget -= 1
+        if depth <= 0 or self.budget <= 0:
+            return self.leaf(scope)
+        kinds = ["leaf", "arith", "arith", "unary", "safe", "call", "list", "nested",
+                 "fun-input", "returned"]
+        if funs:
+            kinds += ["apply-fun", "apply-fun"]
+        k = self.pick(kinds)
+        d = depth - 1
+        if k == "leaf":
+            return self.leaf(scope)
+        if k == "arith":
+            op = self.pick(("+", "×", "−", "×"))
+            return f"({self.real(scope, d, funs)} {op} {self.real(scope, d, funs)})"
+        if k == "unary":
+            f = self.pick(("sin", "cos", "tanh"))
+            return f"{f}({self.real(scope, d, funs)})"
+        if k == "safe":
+            a = self.real(scope, d, funs)
+            form = self.pick(("exp(sin({a}))", "log(1 + {a} × {a})", "sqrt(1 + {a} × {a})",
+                              "({a}) ^ 2", "({a}) ^ 3", "({a}) / (2 + {b} × {b})"))
+            return form.format(a=a, b=self.leaf(scope) if "{b}" in form else "")
+        if k == "apply-fun":
+            g = self.pick(funs)
+            return f"{g} ({self.real(scope, d, funs)})"
+        if k == "call":
+            return self.call(scope, d, funs)
+        if k == "list":
+            return self.fold(scope, d, funs)
+        if k == "nested":
+            return self.nested(scope, d, funs)
+        if k == "fun-input":
+            return self.function_input(scope, d, funs)
+        return self.returned(scope, d, funs)
+
+    def leaf(self, scope: list) -> str:
+        if scope and not self.chance(4):
+            # the inputs (and the innermost binders) more often than numerals
+            return self.pick(scope)
+        return self.numeral()
+
+    # ---- helpers -----------------------------------------------------------------------
+    def helper(self, scope: list) -> str:
+        """A let-bound helper ℝ^k → ℝ (curried or tupled), capturing the inputs."""
+        self.features.add("helper")
+        arity = self.pick((1, 2, 2, 3))
+        params = [self.fresh(self.pick(_NAMES)) for _ in range(arity)]
+        kind = "curried" if arity == 1 or not self.chance(3) else "tupled"
+        captured = self.inputs if self.chance(2) else []
+        if captured:
+            self.features.add("capture")
+        body = self.real(params + captured, 2)
+        name = self.fresh("h")
+        if kind == "tupled":
+            self.features.add("tupled")
+            lam = f"λ⟨{', '.join(params)}⟩. {body}"
+        else:
+            if arity > 1:
+                self.features.add("curried")
+            lam = "".join(f"λ{p}. " for p in params) + body
+        if arity == 3:
+            self.features.add("three-args")
+        self.lets.append(f"let {name} = {lam} in")
+        self.helpers[name] = (kind, arity)
+        return name
+
+    def call(self, scope: list, depth: int, funs: tuple) -> str:
+        """A call of a let-bound helper: whole, or partially applied by a let."""
+        name = self.pick(sorted(self.helpers)) if self.helpers and not self.chance(3) \
+            else self.helper(scope)
+        kind, arity = self.helpers[name]
+        args = [self.real(scope, depth, funs) for _ in range(arity)]
+        if kind == "tupled":
+            return f"{name} ⟨{', '.join(args)}⟩"
+        if arity > 1 and self.chance(2):  # partial application, bound by a let
+            self.features.add("partial")
+            part = self.fresh("part")
+            rest = " ".join(f"({a})" for a in args[1:])
+            return f"(let {part} = {name} ({args[0]}) in {part} {rest})"
+        return f"{name} " + " ".join(f"({a})" for a in args)
+
+    def returned(self, scope: list, depth: int, funs: tuple) -> str:
+        """A helper that returns an abstraction, applied twice."""
+        self.features.add("returns-λ")
+        a, s, t = self.fresh("a"), self.fresh("s"), self.fresh("t")
+        inner = self.real([s, t] + (self.inputs if self.chance(2) else []), 1)
+        mk = self.fresh("mk")
+        self.lets.append(f"let {mk} = λ{a}. let {s} = sin({a}) in λ{t}. {inner} in")
+        return f"({mk} ({self.real(scope, depth, funs)})) ({self.real(scope, depth, funs)})"
+
+    # ---- Church lists ----------------------------------------------------------------------
+    def use(self, *names: str) -> None:
+        self.library.update(names)
+
+    def items(self, scope: list, depth: int, funs: tuple) -> list:
+        return [self.real(scope, depth, funs) for _ in range(self.pick((1, 2, 3, 3, 4)))]
+
+    def a_list(self, scope: list, depth: int, funs: tuple, at: str) -> str:
+        """A Church list consumed at accumulator type ``at`` ("real", "cps" or
+        "pair"): written out, or -- at the program's one type for cons lists --
+        built by cons or by a Church numeral."""
+        xs = self.items(scope, depth, funs)  # (first: they may build lists of their own)
+        kinds = ["literal"]
+        if self.lists_at in (None, at) and at != "pair":
+            kinds += ["cons", "cons", "numeral"]
+        k = self.pick(kinds)
+        if k == "literal":
+            self.features.add("list-literal")
+            body = "d"
+            for x in reversed(xs):
+                body = f"f ({x}) ({body})"
+            return f"(λf. λd. {body})"
+        self.lists_at = at
+        self.use("nil", "cons")
+        if k == "cons":
+            self.features.add("list-cons")
+            out = "nil"
+            for x in reversed(xs):
+                out = f"cons ({x}) ({out})"
+            return f"({out})"
+        self.features.add("list-numeral")
+        n = self.fresh("n")
+        times = self.pick((1, 2, 3))
+        self.lets.append(f"let {n} = λf. λa. {'f (' * times}a{')' * times} in")
+        return f"({n} (λl. cons ({xs[0]}) l) nil)"
+
+    def fold(self, scope: list, depth: int, funs: tuple) -> str:
+        k = self.pick(("sum", "sum", "map", "foldr", "foldl", "pair-fold"))
+        self.features.add(k)
+        if k == "sum":
+            self.use("sum")
+            return f"sum {self.a_list(scope, depth, funs, 'real')}"
+        if k == "map":
+            self.use("sum", "map")
+            x = self.fresh("el")
+            g = f"(λ{x}. {self.real([x] + scope, depth, funs)})"
+            return f"sum (map {g} {self.a_list(scope, depth, funs, 'real')})"
+        if k == "foldr":
+            self.use("foldr")
+            x, acc = self.fresh("el"), self.fresh("acc")
+            op = self.pick(("{x} × {acc}", "{x} + {acc}", "sin({x}) + {acc}",
+                            "{acc} × {acc} + {x}"))
+            f = f"(λ{x}. λ{acc}. {op.format(x=x, acc=acc)})"
+            return f"foldr {f} ({self.real(scope, depth, funs)}) " \
+                   f"{self.a_list(scope, depth, funs, 'real')}"
+        if k == "foldl":
+            self.use("foldl")
+            x, acc = self.fresh("el"), self.fresh("acc")
+            op = self.pick(("{acc} × {x}", "{acc} + {x}", "{acc} × {acc} + {x}",
+                            "sin({acc}) + {x}"))
+            f = f"(λ{acc}. λ{x}. {op.format(x=x, acc=acc)})"
+            return f"foldl {f} ({self.real(scope, depth, funs)}) " \
+                   f"{self.a_list(scope, depth, funs, 'cps')}"
+        # a fold whose accumulator is a pair (sum and product together)
+        x, acc, pr = self.fresh("el"), self.fresh("acc"), self.fresh("pr")
+        lst = self.a_list(scope, depth, funs, "pair")
+        return (f"(let {pr} = {lst} (λ{x}. λ{acc}. ⟨π1 {acc} + {x}, π2 {acc} × {x}⟩) ⟨0, 1⟩ "
+                f"in π1 {pr} × π2 {pr})")
+
+    # ---- derivatives inside the program --------------------------------------------------
+    def nested(self, scope: list, depth: int, funs: tuple) -> str:
+        """A pullback (or an applied Jacobian) inside the differentiated body: its
+        function, 1-form, point and tangent may all mention the outer variables."""
+        y = self.fresh("y")
+        body = self.real([y] + scope, depth, funs)
+        point = self.real(scope, depth, funs)
+        k = self.pick(("Ω", "Ω", "Ω-let", "J"))
+        if k == "J":
+            self.features.add("J-applied")
+            return f"(J(λ{y}. {body})·({self.leaf(scope)})) ({point})"
+        self.features.add("nested-Ω")
+        z, w = self.fresh("z"), self.fresh("w")
+        coeff = self.real([z] + scope, 1, funs) if self.chance(2) else "1"
+        form = f"(λ{z}. λ{w}. ({coeff}) × {w})" if coeff != "1" else f"(λ{z}. λ{w}. {w})"
+        tangent = self.leaf(scope)
+        if k == "Ω-let":
+            self.features.add("Ω-let-bound")
+            p = self.fresh("p")
+            return f"(let {p} = λ{y}. {body} in Ω({p}) {form} ({point}) ({tangent}))"
+        return f"Ω(λ{y}. {body}) {form} ({point}) ({tangent})"
+
+    def function_input(self, scope: list, depth: int, funs: tuple) -> str:
+        """The derivative of g ↦ S (g : ℝ → ℝ) at a function, along a function."""
+        self.features.add("function-input")
+        g, t = self.fresh("g"), self.fresh("t")
+        body = self.real(scope, max(depth, 1), funs + (g,))
+        if not re.search(rf"\b{g}\b", body):  # S uses g (a derivative 0 tests little)
+            body = f"{g} ({body})"
+        at = f"(λ{t}. {self.real([t] + scope, 1, funs)})"
+        along = f"(λ{t}. {self.real([t] + scope, 1, funs)})"
+        return f"Ω(λ{g}. {body}) (λz. λw. w) {at} {along}"
+
+    # ---- the program -----------------------------------------------------------------------
+    def program(self) -> str:
+        body = self.real(list(self.inputs), self.depth)
+        for name in self.want:  # asked-for shapes the draw left out
+            if name not in self.features:
+                body = f"({body}) + ({self.shape(name)})"
+        lib = [f"let {k} = {LIST_LIBRARY[k]} in" for k in LIST_LIBRARY if k in self.library]
+        pat = self.inputs[0] if len(self.inputs) == 1 else f"⟨{', '.join(self.inputs)}⟩"
+        return f"λ{pat}. " + " ".join(lib + self.lets + [body])
+
+    def shape(self, name: str) -> str:
+        scope = list(self.inputs)
+        if name in ("sum", "map", "foldr", "foldl", "pair-fold"):
+            while name not in self.features:
+                out = self.fold(scope, 1, ())
+            return out
+        if name in ("nested-Ω", "Ω-let-bound", "J-applied"):
+            while name not in self.features:
+                out = self.nested(scope, 1, ())
+            return out
+        if name == "function-input":
+            return self.function_input(scope, 1, ())
+        if name == "returns-λ":
+            return self.returned(scope, 1, ())
+        return self.call(scope, 1, ())
+
+
+def programs(n: int = 2, depth: int = 3, want=()) -> st.SearchStrategy[UserProgram]:
+    """Closed programs λ⟨x1, …, xn⟩. … : ℝⁿ → ℝ written as users write them (see
+    the module's docstring), with a point in [-1.5, 1.5]ⁿ.  ``want``: shapes
+    (names of ``FEATURES``) every program must use."""
+    want = frozenset(want)
+    unknown = want - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown program features: {sorted(unknown)}")
+
+    @st.composite
+    def go(draw):
+        b = _Builder(draw, n, depth, want)
+        text = b.program()
+        point = tuple(draw(st.lists(st.sampled_from((0.3, -0.7, 1.2, 0.5, -1.1, 0.9, 1.5)),
+                                    min_size=n, max_size=n)))
+        return UserProgram(text, n, point, frozenset(b.features))
+    return go()

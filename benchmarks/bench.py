@@ -285,6 +285,75 @@ CHURCH: dict[str, ChurchFamily] = {
         [25, 50, 100, 200, 400], [5, 10, 20]),
 }
 
+# ---- issue 26: the shapes users write --------------------------------------------------
+
+CONS_LIB = ("let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in " + CHURCH_SUM)
+TANH = "λx. (exp(x) − exp(−x)) / (exp(x) + exp(−x))"
+
+
+def _cons_list(names: list) -> str:
+    out = "nil"
+    for x in reversed(names):
+        out = f"cons {x} ({out})"
+    return out
+
+
+def _entries(n: int) -> list:
+    return [f"x{i}" for i in range(1, n + 1)]
+
+
+def _iterate(k: int) -> str:
+    """The Church numeral k, written out: λf. λa. f (f (… a))."""
+    return "λf. λa. " + "f (" * k + "a" + ")" * k
+
+
+def _tanh_derivs(order: int, x: float) -> float:
+    """The order-th derivative of tanh at x (by the polynomial in t = tanh x)."""
+    poly = [0.0, 1.0]  # tanh itself: p(t) = t; d/dx p(t) = p'(t)·(1 − t²)
+    for _ in range(order):
+        dp = [i * c for i, c in enumerate(poly)][1:] or [0.0]
+        nxt = [0.0] * (len(dp) + 2)
+        for i, c in enumerate(dp):
+            nxt[i] += c
+            nxt[i + 2] -= c
+        poly = nxt
+    t = math.tanh(x)
+    return sum(c * t ** i for i, c in enumerate(poly))
+
+
+def _grad1_text(f: str, times: int) -> str:
+    """f differentiated ``times`` times with grad1 (Ω nested in Ω), as text."""
+    for _ in range(times):
+        f = f"λx. Ω({f}) (λz. λw. w) x 1"
+    return f
+
+
+USER: dict[str, ChurchFamily] = {
+    "church-cons": ChurchFamily(
+        "church-cons", "the gradient of λ⟨x1…xn⟩. sum (cons x1 (cons x2 … nil)) w.r.t. the "
+        "entries (a list built by a let-bound cons)",
+        CONS_LIB, lambda n: f"λ⟨{', '.join(_entries(n))}⟩. sum ({_cons_list(_entries(n))})",
+        lambda n: "⟨" + ", ".join(repr(x) for x in church_elements(n)) + "⟩",
+        lambda n: "⟨" + ", ".join("1" for _ in range(n)) + "⟩",
+        lambda n: sum(church_elements(n)), lambda n: float(n),
+        [8, 16, 32, 64, 128], [4, 8, 16]),
+    "church-numeral": ChurchFamily(
+        "church-numeral", "d/dx sum (k (λl. cons (x × x) l) nil), k a Church numeral "
+        "iterating a cons closure (n = k)",
+        CONS_LIB, lambda n: f"λx. let k = {_iterate(n)} in sum (k (λl. cons (x × x) l) nil)",
+        lambda n: "0.7", lambda n: "1",
+        lambda n: n * 0.49, lambda n: 2 * n * 0.7,
+        [8, 16, 32, 64, 128], [4, 8, 16]),
+    "nested-order": ChurchFamily(
+        "nested-order", "the n-th derivative of tanh written with exp, "
+        "(exp(x) − exp(−x)) / (exp(x) + exp(−x)), by n nested pullbacks (n = order)",
+        "", lambda n: _grad1_text(TANH, n - 1),
+        lambda n: "0.5", lambda n: "1",
+        lambda n: _tanh_derivs(n - 1, 0.5), lambda n: _tanh_derivs(n, 0.5),
+        [1, 2, 3, 4], [1, 2, 3]),
+}
+CHURCH.update(USER)
+
 #: the families that ``--families church`` selects
 CHURCH_LISTS = [k for k in CHURCH if k.startswith("church-")]
 

@@ -32,7 +32,7 @@ from .errors import JacobianError
 from .reduction.machine import DEFAULT_MAX_STEPS, Machine
 from .results import unknown as U
 from .results.jacobian import (_coordinate_functional, _function_type, _leaves, _point_term,
-                               _points, jacobian_row)
+                               _points, jacobian_row, without_lets)
 from .syntax import prims
 from .syntax.subst import fv
 from .syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Pullback, Sum, Term, Tuple, Var,
@@ -271,17 +271,19 @@ def _read_value(t: Term, ty: Type, unknown: dict, policy: str, what: str):
 # ---- the API --------------------------------------------------------------------------
 
 def grad(f: FunctionLike, *point, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-         on_unknown: str = "error") -> Gradient:
+         on_unknown: str = "error", verify: bool = False) -> Gradient:
     """The gradient of a real-valued f at ``point`` (``grad(f, 2, 3)`` or
     ``grad(f, [2, 3])``), by one reverse-mode reduction of
-    ``Ω(f) (λz. λw. w) V``: rackpropagator's ``((grad f) 2.0 3.0)``."""
+    ``Ω(f) (λz. λw. w) V``: rackpropagator's ``((grad f) 2.0 3.0)``.
+    ``verify=True`` checks every step with the oracle (``reduce``)."""
     pt = _point_args(point)
     f = as_function(f, len(pt))
     _, _, _, out_paths = _shape(f, len(pt))
     if len(out_paths) != 1:
         raise JacobianError(f"grad needs a real-valued function, but this one has "
                             f"{len(out_paths)} outputs; use vjp (or jacobian) instead")
-    r = jacobian_row(f, pt, 0, max_steps=max_steps, record=record, on_unknown=on_unknown)
+    r = jacobian_row(f, pt, 0, max_steps=max_steps, record=record, on_unknown=on_unknown,
+                     verify=verify)
     return Gradient(tuple(r.row), r.steps, r.trace, r.covector, r.term, r.rule_counts)
 
 
@@ -329,6 +331,7 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
     term = App(Pullback(_lambda(f), omega), _point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=record)
     value, trace = m.reduce(term)
+    nf, value = value, without_lets(value)  # (lets it keeps at an open program's point)
     if isinstance(value, Zero):
         # f is constant: rule 3 drops (λp̂. 𝟎)⋆ (ω S̄) to 𝟎, and S̄ with it;
         # the primal then comes from a reduction of f V (same machine: steps add up)
@@ -345,7 +348,7 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
                             f"(λp̂. M)⋆ (ω S̄): {value}")
     out = _read_value(primal_term, cod, unknown, "error", "the primal output")
     bp = Backpropagator(dual_map, cod, tuple(in_paths), unknown, on_unknown, max_steps, record)
-    return VJP(out, bp, m.steps_taken, trace, term, value)
+    return VJP(out, bp, m.steps_taken, trace, term, nf)
 
 
 def _pattern_of(dom: Type) -> Term:

@@ -121,6 +121,44 @@ def bottom_up(root, open_, close):
     return out[0]
 
 
+def bottom_up_shared(root, open_, close, key):
+    """``bottom_up`` for a graph with shared nodes: an item whose ``key(item)``
+    was mapped already gets the same image without being walked again.  Terms
+    are trees only as written: a value substituted for several occurrences, or
+    a tangent that mentions its point twice (D-eval), is one node reached
+    along several paths, and a nest of them is exponentially many paths --
+    while the map needs each node once."""
+    done: dict = {}  # key -> (image, the item: kept alive, so that an id in a key stays its own)
+    out: list = []
+    stack: list = [(root, -1, None, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, n, k, opened = pop()
+        if n < 0:  # opening
+            k = key(item)
+            hit = done.get(k)
+            if hit is not None:
+                out.append(hit[0])
+                continue
+            kids, x = open_(item)
+            if kids is None:
+                out.append(x)
+                done[k] = (x, item)
+            else:
+                push((x, len(kids), k, item))
+                stack.extend((c, -1, None, None) for c in reversed(kids))
+        else:
+            if n:
+                images = out[-n:]
+                del out[-n:]
+            else:
+                images = []
+            image = close(item, images)
+            out.append(image)
+            done[k] = (image, opened)
+    return out[0]
+
+
 def cached_hash(root, parts, key) -> int:
     """The hash of a tree, cached on each node as ``_hash``, post-order without
     recursion: ``parts(node)`` are its children, ``key(node)`` the rest it hashes."""

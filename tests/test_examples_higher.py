@@ -64,7 +64,7 @@ def term(name: str):
 
 @lru_cache(maxsize=None)
 def normal_form(name: str):
-    return pc.reduce(term(name)).value
+    return pc.reduce(text(name)).value  # (the text: its `free` declarations type it)
 
 
 def documented(name: str) -> str:

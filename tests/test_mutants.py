@@ -40,14 +40,14 @@ def test_every_mutant_has_a_witness():
 def test_a_mutant_breaks_its_rule_inside_the_block_only(name):
     src, value = WITNESS[name]
     original = RULES[MUTANTS[name].label]
-    assert pc.reduce(src).value == pc.parse(value)
+    assert pc.reduce(src, check=False).value == pc.parse(value)
     with mutant(name) as mu:
         assert RULES[mu.label] is not original
-        broken = pc.reduce(src)
+        broken = pc.reduce(src, check=False)
         assert broken.value != pc.parse(value)
         assert set(mu.fires or (mu.label,)) <= rules_fired(broken.trace)
     assert RULES[mu.label] is original
-    assert pc.reduce(src).value == pc.parse(value)
+    assert pc.reduce(src, check=False).value == pc.parse(value)
 
 
 def test_an_unknown_mutant_is_named_in_the_error():
@@ -99,7 +99,7 @@ def test_install_replaces_the_rule_for_the_process():
         gc.collect()  # nothing may put the original back behind our back
         assert RULES["20a"] is not original and M.INSTALLED is mu
         src, value = WITNESS["20a-reverse"]
-        assert pc.reduce(src).value != pc.parse(value)
+        assert pc.reduce(src, check=False).value != pc.parse(value)
     finally:
         RULES["20a"] = original
         M.INSTALLED = None

@@ -122,3 +122,115 @@ def test_reduce_accepts_declared_free_variables_and_opts_out():
     assert pc.reduce("(J(λx. h x)·1) 2", check=False).steps > 0
     with pytest.raises(PullbackTypeError, match="unbound variable `h`"):
         pc.reduce("(J(λx. h x)·1) 2")
+
+
+# ---- 6. the rule of a step is a function of its redex and its judgment -------------------
+
+def test_a_lazy_tangent_does_not_leave_the_forward_premise():
+    r = pc.reduce("let x = 2 in (J(λx. let x = let x = ⟨1, 1⟩ in λy. λv. π1 x in ⟨1, 1⟩)·1) x")
+    assert r.value == pc.parse("𝟎") or pc.pretty(r.value) == "𝟎"
+    eighteen = [s for s in r.trace if s.rule == "18"]
+    assert eighteen and all("J(" not in pc.pretty(s.contractum) for s in eighteen)
+    forward = [d for s in r.trace for d in s.premises if d.forward]
+    assert forward and all(x.rule == "18L" for d in forward for x in d.steps
+                           if x.rule.startswith("18"))
+
+
+# ---- 7. no arithmetic done behind the reduction's back -------------------------------------
+
+def test_a_written_functional_s_arithmetic_is_a_step():
+    r = pc.reduce("Ω(λx. sin(x)) (λz. λw. (2 × 3) × w) 0")
+    assert pc.pretty(r.value) == "λdx. 6 × dx"
+    rule4 = [x for s in r.trace for d in s.premises for x in d.steps if x.rule == "4"]
+    assert any(pc.pretty(x.redex) == "2 × 3" for x in rule4)
+
+
+# ---- 8. every engine on a point written as 𝟎 -----------------------------------------------
+
+@pytest.mark.parametrize("method", ["pullback", "ps", "forward", "tape"])
+def test_engines_agree_at_a_zero_point(method):
+    f = "λx. Ω(λ⟨x, y⟩. x × y + x) (λx. λw. w) (let v : ℝ × ℝ = 𝟎 in v) ⟨1, x⟩"
+    assert pc.jacobian(f, [0.0], method=method).rows == [[0.0]]
+    f = "λx. Ω(λ⟨x, y⟩. let x = 1 in 1) (λx. λw. w) (let v : ℝ × ℝ = 𝟎 in v) ⟨1, x⟩"
+    assert pc.jacobian(f, [0.0], method=method).rows == [[0.0]]
+
+
+# ---- names do not matter: α-equivalent programs take the same steps -----------------------
+
+def test_the_step_count_does_not_depend_on_the_names():
+    from pullback_calc.testing.programs import alpha_rename
+    f = pc.parse(f"λ⟨x1, x2⟩. {LIB}let n1 = λf. λa. f (f (a)) in "
+                 f"1 + sin(sum (n1 (λl. cons (x1) l) nil))")
+    a = pc.grad(f, [0.3, 0.3], record=False)
+    b = pc.grad(alpha_rename(f), [0.3, 0.3], record=False)
+    assert list(a) == list(b) and a.steps == b.steps
+
+
+# ---- work, not exponential: a Church numeral iterating a cons closure ---------------------
+
+def test_substitution_maps_each_shared_node_once(monkeypatch):
+    """The tangent of k applications of a cons closure mentions its point twice per
+    level (D-eval): a DAG of k levels, 2ᵏ paths.  Substitution must visit its nodes,
+    not its paths: the work at 2k is about twice the work at k."""
+    import pullback_calc.syntax.subst as S
+    calls = [0]
+    original = S._subst_open
+
+    def counted(item):
+        calls[0] += 1
+        return original(item)
+    monkeypatch.setattr(S, "_subst_open", counted)
+
+    def work(k):
+        calls[0] = 0
+        n = "λf. λa. " + "f (" * k + "a" + ")" * k
+        g = pc.grad(f"λx. {LIB}let n = {n} in sum (n (λl. cons (x × x) l) nil)", [0.7],
+                    record=False)
+        assert close(g[0], 2 * k * 0.7)
+        return calls[0]
+    assert work(16) < 3 * work(8)
+
+
+# ---- --verify: the oracle checks every step ----------------------------------------------
+
+def test_verify_passes_a_sound_reduction_and_names_a_wrong_step():
+    from pullback_calc.results.verify import VerificationError
+    from pullback_calc.testing.mutants import mutant
+    src = "Ω(λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2) (λz. λw. w) ⟨1.5, 2⟩"
+    assert pc.reduce(src, verify=True).steps == pc.reduce(src).steps
+    assert list(pc.grad("λ⟨x, y⟩. x × sin(y)", [1, 2], verify=True)) == \
+        list(pc.grad("λ⟨x, y⟩. x × sin(y)", [1, 2]))
+    with mutant("15-swap-partials"):
+        with pytest.raises(VerificationError, match=r"rule 15, changed the meaning"):
+            pc.reduce(src, verify=True)
+    with mutant("5-drop-accumulation"):
+        with pytest.raises(VerificationError, match=r"rule 5, changed the meaning"):
+            pc.jacobian_row("λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2", [1.5, 2], 0,
+                            verify=True)
+
+
+def test_verify_checks_steps_inside_premises():
+    from pullback_calc.results.verify import VerificationError
+    from pullback_calc.testing.mutants import mutant
+    src = "λu. Ω(λv. sin(v × u)) (λz. λw. w) u 1"  # rule 15 runs inside rule 17's premise
+    assert pc.jacobian(src, [0.4], verify=True)
+    with mutant("15-swap-partials"):
+        with pytest.raises(VerificationError, match=r"in a premise"):
+            pc.jacobian(src, [0.4], verify=True)
+
+
+def test_verify_through_the_command_line(tmp_path):
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PULLBACK_CALC_MUTANT": "15-swap-partials"}
+    cmd = [sys.executable, "-m", "pullback_calc", "jacobian", "-e",
+           "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2", "--at", "1.5,2"]
+    quiet = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert quiet.returncode == 0  # the mutant's wrong row, unnoticed without --verify
+    loud = subprocess.run(cmd + ["--verify"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert loud.returncode == 1
+    assert "installed the mutant 15-swap-partials" in loud.stderr
+    assert "--verify: step" in loud.stderr and "rule 15" in loud.stderr
+    assert "Traceback" not in loud.stderr

@@ -5,7 +5,7 @@ import json
 
 from . import progress
 from .options import (json_trace_options, max_steps_args, parse_point, source_args,
-                      terms_arg, unknown_args, width)
+                      terms_arg, unknown_args, verify_args, width)
 from .show import fmt_point, fmt_row, json_num, json_trace
 from .source import Source
 
@@ -43,6 +43,7 @@ def add(sub) -> None:
                    help="the point, e.g. 2,3 or \"[2, 3]\" or -1,2")
     common(p)
     unknown_args(p)
+    verify_args(p)
     p.set_defaults(run=run)
 
 
@@ -54,7 +55,7 @@ def run(args, out) -> int:
     source.typecheck(term)  # typed by default, like every command (--free, --no-check)
     with progress.reduction():
         g = grad(term, args.at, max_steps=args.max_steps, record=args.trace or False,
-                 on_unknown=args.unknown)
+                 on_unknown=args.unknown, verify=args.verify)
     if args.json:
         doc = {"point": [json_num(v) for v in args.at],
                "gradient": [json_num(v) for v in g], "steps": g.steps}

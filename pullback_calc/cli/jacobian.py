@@ -6,7 +6,7 @@ import json
 
 from . import progress
 from .options import (jobs_args, json_trace_options, max_steps_args, parse_point,
-                      source_args, terms_arg, unknown_args, width_args)
+                      source_args, terms_arg, unknown_args, verify_args, width_args)
 from .show import fmt_point, fmt_row, json_num, json_trace
 from .source import Source, output_count
 
@@ -28,6 +28,7 @@ def add(sub) -> None:
     max_steps_args(p)
     jobs_args(p)
     unknown_args(p)
+    verify_args(p)
     p.set_defaults(run=run)
 
 
@@ -56,7 +57,8 @@ def rows(term, args) -> list:
     return list(zip(ps, reduce_rows(term, args.at, ps, getattr(args, "jobs", None),
                                     max_steps=args.max_steps,
                                     record=bool(getattr(args, "trace", False)),
-                                    on_unknown=getattr(args, "unknown", "error"))))
+                                    on_unknown=getattr(args, "unknown", "error"),
+                                    verify=getattr(args, "verify", False))))
 
 
 def run(args, out) -> int:

@@ -122,6 +122,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _internal(e)
 
 
+def _mutant_from_environment():
+    """Install the mutant $PULLBACK_CALC_MUTANT names (a deliberately broken rule,
+    ``testing.mutants``: to see a check such as --verify catch it), saying so on
+    stderr; returns an error message for an unknown name."""
+    import os
+    from ..testing.mutants import ENV_VAR, install_from_environment
+    if not os.environ.get(ENV_VAR):
+        return None
+    try:
+        mu = install_from_environment()
+    except KeyError as e:
+        return f"${ENV_VAR}: {e.args[0]}"
+    print(f"pullback-calc: note: ${ENV_VAR} installed the mutant {mu.name}: rule {mu.label} is "
+          f"deliberately broken ({mu.description})", file=sys.stderr)
+    return None
+
+
 def _interrupted(e: BaseException) -> bool:
     seen = 0
     while e is not None and seen < 20:
@@ -157,6 +174,9 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
                 return _fail("standard output is closed: nowhere to write the output", 1)
             from . import progress
             progress.configure(args)
+            bad = _mutant_from_environment()
+            if bad is not None:
+                return _fail(bad, 2)
             status = args.run(args, sys.stdout)
             _flush()
             return status

@@ -219,6 +219,14 @@ def max_steps_args(p: argparse.ArgumentParser) -> None:
     budget_args(p)
 
 
+def verify_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verify", action="store_true",
+                   help="check every step (premises included) with the independent oracle: "
+                        "the term must mean the same before and after it; stop at the first "
+                        "step that changes it, naming its rule (slow: for testing rules and "
+                        "primitives)")
+
+
 def terms_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--terms", choices=("text", "table"), default="text",
                    help="JSON traces: terms printed (text, default) or as indexes into one "

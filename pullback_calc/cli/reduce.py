@@ -7,7 +7,7 @@ import json
 from ..errors import StepBudgetExceeded
 from . import progress
 from .options import (count, json_trace_options, max_steps_args, max_term, source_args,
-                      terms_arg, width)
+                      terms_arg, verify_args, width)
 from .show import JSON_MAX_TERM, function_note, json_trace, note, settle, term_limit
 from .source import Source
 
@@ -20,6 +20,7 @@ def add(sub) -> None:
                                    "of steps.")
     source_args(p)
     max_steps_args(p)
+    verify_args(p)
     p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
     p.add_argument("--width", type=width, default=100, metavar="N",
                    help="abbreviate each trace line to N columns (0: print terms in full; "
@@ -50,6 +51,7 @@ def run(args, out) -> int:
     try:
         with progress.reduction():
             result = reduce(term, max_steps=args.max_steps, record=want_trace, check=False,
+                            verify=args.verify,
                             stop_after=args.depth)
     except StepBudgetExceeded as e:  # offer the state reached
         if getattr(e, "next_step", None) is not None and not args.json:

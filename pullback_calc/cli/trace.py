@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import progress
 from .options import (PHASE_NAMES, TRACE_FORMATS, UsageError, count, max_steps_args,
                       max_term, parse_point, phases, positive_int, row, rules, source_args,
-                      terms_arg, width)
+                      terms_arg, verify_args, width)
 from .show import fmt_point, fmt_row, settle, term_limit
 from .source import Source, output_count
 
@@ -66,6 +66,7 @@ def add(sub) -> None:
     p.add_argument("--row", type=row, default=None, metavar="P",
                    help="with --jacobian: the row (counting from 0; default 0)")
     max_steps_args(p)
+    verify_args(p)
     p.set_defaults(run=run)
 
 
@@ -85,13 +86,14 @@ def _reduce(args, source, term):
     if args.jacobian:
         output_count(term, args.at, source)  # closed up to the declarations
         with progress.reduction():
-            r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps)
+            r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps,
+                             verify=args.verify)
         title = args.title or (f"Row {args.row or 0} of the Jacobian at "
                                f"{fmt_point(args.at)}: {fmt_row(r.row)}")
         return r.trace, r.term, r.covector, title
     source.typecheck(term)
     with progress.reduction():
-        res = reduce(term, max_steps=args.max_steps, check=False)
+        res = reduce(term, max_steps=args.max_steps, check=False, verify=args.verify)
     return res.trace, term, res.value, args.title or f"Reduction of {source.name}"
 
 

@@ -185,6 +185,10 @@ def _closedness(root: Term) -> None:
             u._flags |= CLOSED_K | CLOSED
             continue
         f = u._fv
+        if f is None and u._flags & CLOSED_K:
+            # known open: a node reached again (a shared one -- the point a tangent
+            # mentions twice): its free variables, not another walk of it
+            f = fv(u)
         if f is not None:  # free variables known: their levels here
             if not f:
                 u._flags |= CLOSED_K | CLOSED

@@ -342,9 +342,12 @@ class Machine:
     """Reduces terms to normal form, recording every step (and premise)."""
 
     def __init__(self, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-                 stop_after: Optional[int] = None):
+                 stop_after: Optional[int] = None, verify=None):
         self.max_steps = max_steps
-        self.record = record
+        #: called with (step, premise depth) after every step (``results.verify``:
+        #: the step must keep the term's meaning); needs the trace
+        self.verify = verify
+        self.record = record or verify is not None
         self.stop_after = stop_after  # stop after this many steps of the main derivation
         self.next_step: Optional[Step] = None  # where it stopped: the next redex, in context
         self.top_steps = 0
@@ -358,7 +361,7 @@ class Machine:
         self.in_forward_premise = False
         #: how to descend into each class of node: without a trace, a Dual's frame
         #: does not keep the functional it descends into (_child_dual_hollow)
-        self._child = _CHILD if record else _CHILD_UNRECORDED
+        self._child = _CHILD if self.record else _CHILD_UNRECORDED
 
     # public ------------------------------------------------------------------------
     def reduce(self, term: Term) -> tuple[Term, list[Step]]:
@@ -471,7 +474,15 @@ class Machine:
             if self._level == 0:
                 self.top_steps += 1
             if self.record:
-                trace.append(Step(len(trace), label, t, contractum, ctx, prem, self._phase))
+                step = Step(len(trace), label, t, contractum, ctx, prem, self._phase)
+                trace.append(step)
+                if self.verify is not None:
+                    try:
+                        self.verify(step, self._level)
+                    except ReductionError as e:
+                        if e.pos is None:  # the source position nearest the step
+                            e.pos = _locate(D.materialise(t), materialise_ctx(ctx))
+                        raise
             state = down(ctx, contractum)
 
     def _contract(self, label: str, t: Term):

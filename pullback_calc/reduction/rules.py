@@ -16,7 +16,7 @@ from ..areduction.anf import A_RULES, _operands, _replace, is_elementary, is_let
 from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
-from ..syntax.subst import bind_pattern, fv, fv_copied, rename_apart, subst
+from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (ANF, GROUND, GROUND_K, ISZERO, ISZERO_K, NF, SPINE, App, Dual, Jac, Lam,
                             Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, ZERO,
@@ -402,23 +402,46 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     shares = f.pat is pat or (isinstance(f.pat, Tuple) and f.pat.items[0] is pat)
     if not shares and fv(f) & PatVars(pat):  # a name of the functional would be captured
         pat, body = _rename_all(pat, body)
-    return Lam(pat, linear.compose(f, body, PatVars(pat),
-                                   lambda u: m.premise(u, "5", keep_trivial=False),
-                                   lambda cs: _arithmetic(cs, m)))
+    lets: list = []
+    covector = Lam(pat, linear.compose(f, body, PatVars(pat),
+                                       lambda u: m.premise(u, "5", keep_trivial=False),
+                                       lambda cs: _arithmetic(cs, m, lets=lets)))
+    return _let_all(lets, covector)
 
 
-def _arithmetic(coefficients: list, m: Premises, label: str = "5") -> list:
+def _arithmetic(coefficients: list, m: Premises, label: str = "5",
+                lets: Optional[list] = None) -> list:
     """Rule 5's arithmetic premise: the coefficient terms the composition
     built (k × c, c + d) reduce -- by rule 4, one step per operation -- to
     values, together, as one tuple; an operation that several coefficients
     share is bound once by a let (``linear.share``), so it is one step, not
-    one per coefficient."""
+    one per coefficient.
+
+    At an open point a coefficient may stay an inert term (``sin(u) × 3``).
+    The next compositions multiply it into other coefficients, and a later
+    derivative differentiates every copy: so each inert coefficient is named,
+    once, by a let around the covector (``lets``), and the covector holds its
+    name -- the adjoint program of reverse mode, shared, not a tree."""
     bindings, items = linear.share(coefficients)
     t = items[0] if len(items) == 1 else Tuple(tuple(items))
     for x, bound in reversed(bindings):  # an operation shared by coefficients: once, named
         t = App(Lam(x, t), bound)
     v = m.premise(t, label, keep_trivial=False, phase="reverse")
-    return [v] if len(items) == 1 else list(v.items)
+    out = [v] if len(items) == 1 else list(v.items)
+    if lets is not None:
+        for i, c in enumerate(out):
+            if is_inert(c):
+                x = Var(fresh("c"))
+                lets.append((x, c))
+                out[i] = x
+    return out
+
+
+def _let_all(lets: list, body: Term) -> Term:
+    """let x₁ = c₁ in … let xₖ = cₖ in body."""
+    for x, c in reversed(lets):
+        body = App(Lam(x, body), c)
+    return body
 
 
 def _rename_all(pat: Term, body: Term) -> tuple[Term, Term]:
@@ -442,11 +465,12 @@ def dual_contravariance(t: Dual, m: Premises) -> Term:
     pat, S = t.lam.pat, t.lam.body
     if frozenset(pattern_vars(pat)) & fv(inner.lam):
         pat, S = _rename_all(pat, S)  # v must not capture the free variables of λw.S'
+    lets: list = []
     if _ground_functional(inner.functional) and not isinstance(inner.lam.body, Lam):
-        body = _compose_ground(inner.lam.pat, inner.lam.body, S, PatVars(pat), m)
+        body, lets = _compose_ground(inner.lam.pat, inner.lam.body, S, PatVars(pat), m)
     else:
         body = subst(inner.lam.body, bind_pattern(inner.lam.pat, S))
-    return Dual(Lam(pat, body, t.lam.ann), inner.functional)
+    return _let_all(lets, Dual(Lam(pat, body, t.lam.ann), inner.functional))
 
 
 def _ground(v: Term) -> bool:
@@ -486,8 +510,10 @@ def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars, m: Premises) -> Te
             return None, ZERO
         return None, linear.compose(Lam(w, c), S, lin,
                                     lambda u: m.premise(u, "6", keep_trivial=False),
-                                    lambda cs: _arithmetic(cs, m, "6"))
-    return bottom_up(S2, component, lambda c, items: Tuple(tuple(items)))
+                                    lambda cs: _arithmetic(cs, m, "6", lets))
+    lets: list = []
+    body = bottom_up(S2, component, lambda c, items: Tuple(tuple(items)))
+    return body, lets
 
 
 # ======================================================================================
@@ -543,13 +569,20 @@ def pullback_at_point(t: App, m: Premises) -> Term:
     pb: Pullback = t.fun
     lam: Lam = pb.fun
     p, E, V = lam.pat, lam.body, t.arg
+    names = _inert_components(p, V, pb.form, lam)
+    if names:  # an open point's inert values: shared by lets, as in 8J
+        V = Tuple(tuple(x if x is not None else v for x, v in zip(names, V.items)), V.pos)
     env = Env(p)
     if _env_extension(lam):
         image = Tuple((V, env.at(E.items[1], V)))
     else:
         image = env.at(E, V)
     ph = direction_pattern(p)
-    return Dual(Lam(ph, App(Jac(lam, ph), V)), App(pb.form, image))
+    out: Term = Dual(Lam(ph, App(Jac(lam, ph), V)), App(pb.form, image))
+    for x, v in reversed(list(zip(names, t.arg.items)) if names else []):
+        if x is not None:
+            out = App(Lam(x, out), v)
+    return out
 
 
 # ======================================================================================
@@ -993,12 +1026,13 @@ def _merged_deval(dfun: Term, fbar: Term, T0: Term, arg: Term) -> Optional[Term]
     if y.name in bound:
         return None
     S2 = lam.body
-    if fbar.pat != y:  # α: the same body under ā₁'s binder
-        if fbar.pat.name in bound or fbar.pat.name in fv(S2):  # (would capture)
-            return None
-        S2 = subst(S2, {y.name: fbar.pat})
+    if fbar.pat != y and fbar.pat.name not in bound and fbar.pat.name not in fv(S2):
+        S2 = subst(S2, {y.name: fbar.pat})  # ā₁'s binder, where it captures nothing
         y = fbar.pat
-    if subst(S2, bind_pattern(p2, V2)) != fbar.body:
+    image = subst(S2, bind_pattern(p2, V2))
+    # ā₁ = λy. S'[V'/p'] up to the names of bound variables (names must not matter)
+    if not (y == fbar.pat and image == fbar.body) and \
+            not alpha_eq(Lam(y, image, fbar.ann), fbar):
         return None
     return App(Jac(Lam(Tuple((p2, y)), _a_reducible(S2), lam.ann), Tuple((P2, T0))),
                Tuple((V2, arg)))
@@ -1094,15 +1128,16 @@ def jac_let(t: App, m: Premises) -> Term:
     return out
 
 
-def _inert_components(p: Term, V: Term, P: Term) -> Optional[list]:
+def _inert_components(p: Term, V: Term, *others: Term) -> Optional[list]:
     """For a point V = ⟨V₁, …, Vₙ⟩ matching p = ⟨x₁, …⟩ with some inert Vᵢ
-    (xᵢ a variable): the name that binds each inert Vᵢ (None elsewhere)."""
+    (xᵢ a variable): the name that binds each inert Vᵢ (None elsewhere), xᵢ
+    itself unless it is free in V or in the ``others`` the let will scope over."""
     if not (isinstance(V, Tuple) and isinstance(p, Tuple) and len(p.items) == len(V.items)):
         return None
     names: list = []
     for x, v in zip(p.items, V.items):
         if isinstance(x, Var) and is_inert(v):
-            clash = x.name in fv(V) or x.name in fv(P)
+            clash = x.name in fv(V) or any(x.name in fv(o) for o in others)
             names.append(Var(fresh(x.name)) if clash else x)
         else:
             names.append(None)

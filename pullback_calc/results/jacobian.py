@@ -78,7 +78,7 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
            record: bool = True, stop_after: Optional[int] = None,
            timeout: Optional[float] = None,
            max_memory: Optional[float] = None, check: bool = True,
-           free: Optional[dict] = None) -> ReductionResult:
+           free: Optional[dict] = None, verify: bool = False) -> ReductionResult:
     """Reduce a term to its normal form by the call-by-value strategy.
     ``stop_after=N``: stop after N steps of the main derivation (premises run
     whole, inside their step) and return the term reached as ``.value``, with
@@ -91,12 +91,26 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
     the free variables it declares (``free x : ℝ`` lines before the term) and
     those of ``free`` (names to types, as types or their text); an
     unbound or ill-typed term is a ``PullbackTypeError`` naming where.
-    ``check=False`` reduces it unchecked (untyped experiments)."""
+    ``check=False`` reduces it unchecked (untyped experiments).
+
+    ``verify=True`` checks every step (premises included) with the oracle:
+    the term means the same before and after it, or a ``VerificationError``
+    names the first step that changed it (``results.verify``; slow: the
+    whole term is evaluated at every step)."""
     term = _checked_term(term, free) if check else _as_term(term)
-    m = Machine(max_steps=max_steps, record=record, stop_after=stop_after)
+    m = Machine(max_steps=max_steps, record=record, stop_after=stop_after,
+                verify=_verifier(verify))
     with budget(timeout, max_memory):
         value, trace = m.reduce(term)
     return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts), m.next_step)
+
+
+def _verifier(verify: bool):
+    """The step checker of ``verify=True`` (None: no check)."""
+    if not verify:
+        return None
+    from .verify import Verifier
+    return Verifier()
 
 
 def _checked_term(term: Union[str, Term], free: Optional[dict]) -> Term:
@@ -211,17 +225,18 @@ def _points(point) -> list[float]:
 def jacobian_row(f: Union[str, Term], point, p: int,
                  max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
                  on_unknown: str = "error", timeout: Optional[float] = None,
-                 max_memory: Optional[float] = None) -> JacobianRow:
+                 max_memory: Optional[float] = None, verify: bool = False) -> JacobianRow:
     """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction.
     ``record=False`` keeps no trace (``.trace`` is empty; ``.steps`` and
     ``.rule_counts`` are still counted): less memory, a little faster.
     ``on_unknown`` is the policy for free function variables in f
-    (``results.unknown``): "error" when the row depends on one, or "zero"."""
+    (``results.unknown``): "error" when the row depends on one, or "zero".
+    ``verify`` as for ``reduce``."""
     from . import unknown as U
     U.check_policy(on_unknown)
     f = _as_term(f, len(_points(point)))
     term, in_paths = _row_term(f, point, p)
-    m = Machine(max_steps=max_steps, record=record)
+    m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify))
     with budget(timeout, max_memory):
         value, trace = m.reduce(term)
     free = U.unknown_functions(f)
@@ -229,11 +244,22 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
 
 
+def without_lets(t: Term) -> Term:
+    """A normal form with the lets that rule 1 kept around it (inert values the
+    result shares: ``let c = cos(h 0.5) in λdx. c × dx``) substituted -- for
+    reading its coefficients, not a reduction."""
+    from ..syntax.subst import bind_pattern, subst
+    while isinstance(t, App) and isinstance(t.fun, Lam):
+        t = subst(t.fun.body, bind_pattern(t.fun.pat, t.arg))
+    return t
+
+
 def read_row(covector: Term, in_paths: list, settle=None, error=None) -> list[float]:
     """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate.
     ``settle`` may rewrite the linear combination first, and ``error(what, term)``
     make the error for a coefficient or atom that is not what it should be
     (``results.unknown`` passes both, for programs with free functions)."""
+    covector = without_lets(covector)
     if isinstance(covector, Zero):
         return [0.0] * len(in_paths)
     if not (isinstance(covector, Lam) and is_pattern(covector.pat)):
@@ -267,7 +293,7 @@ def read_row(covector: Term, in_paths: list, settle=None, error=None) -> list[fl
 def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
                   record: bool = False, workers: Optional[int] = None,
                   on_unknown: str = "error", timeout: Optional[float] = None,
-                  max_memory: Optional[float] = None) -> list:
+                  max_memory: Optional[float] = None, verify: bool = False) -> list:
     """``jacobian_row`` for each of ``rows`` (default: every output), as a list of
     ``JacobianRow``; ``workers=N`` (N > 1) reduces the rows in N processes
     (see ``results.parallel``): the same rows, steps and traces."""
@@ -276,22 +302,24 @@ def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAUL
     if rows is None:
         dom, cod = _function_type(f, len(pt))
         rows = range(len(_leaves(cod, "output")))
-    tasks = [(p, max_steps, record, on_unknown) for p in rows]
+    tasks = [(p, max_steps, record, on_unknown, verify) for p in rows]
     from .parallel import map_rows
     with budget(timeout, max_memory):  # forked workers inherit it
         return map_rows(_row_task, f, pt, tasks, workers)
 
 
 def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
-    p, max_steps, record, on_unknown = task
-    return jacobian_row(f, pt, p, max_steps=max_steps, record=record, on_unknown=on_unknown)
+    p, max_steps, record, on_unknown, verify = task
+    return jacobian_row(f, pt, p, max_steps=max_steps, record=record, on_unknown=on_unknown,
+                        verify=verify)
 
 
 @deep
 def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
              record: bool = False, workers: Optional[int] = None,
              on_unknown: str = "error", method: Optional[str] = None,
-             timeout: Optional[float] = None, max_memory: Optional[float] = None) -> list:
+             timeout: Optional[float] = None, max_memory: Optional[float] = None,
+             verify: bool = False) -> list:
     """All rows of the Jacobian, one reduction (reverse-mode run) per output:
     a list of rows (lists of floats).  ``record=True`` returns the
     ``JacobianRow`` of each row instead, traces included (the default keeps no
@@ -305,7 +333,8 @@ def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
         return by_engine(f, point, method, **({"max_steps": max_steps}
                                               if method == "pullback" else {}))
     out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
-                        on_unknown=on_unknown, timeout=timeout, max_memory=max_memory)
+                        on_unknown=on_unknown, timeout=timeout, max_memory=max_memory,
+                        verify=verify)
     return out if record else [r.row for r in out]
 
 

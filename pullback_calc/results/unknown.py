@@ -123,6 +123,8 @@ def read_row(covector: Term, in_paths: list, unknown: dict, policy: str) -> list
 def read_real(t: Term, unknown: dict, policy: str, what: str) -> float:
     """A real-valued normal form as a float, under the policy: a numeral plus
     unknown Jacobians (a forward-mode tangent through an unknown function)."""
+    from .jacobian import without_lets
+    t = without_lets(t)
     if isinstance(t, Num):
         return t.value
     if isinstance(t, Zero):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Optional
 
 from . import prims
-from ..deep import bottom_up, trampoline
+from ..deep import bottom_up, bottom_up_shared, trampoline
 from .fvsets import FVSet, SMALL, meets, union as _union, union_all
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                     Zero, binds, fresh, pattern_index, pattern_vars, remake)
@@ -421,7 +421,12 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     # all its images, once -- a binder that names none of them captures nothing,
     # and is passed without looking at the images its body receives
     images = frozenset().union(*(fv(v) for v in m.values())) if len(m) > 4 else None
-    return bottom_up((t, m, keys, images), _subst_open, remake)
+    # each shared node once (under the same map): a tangent's DAG is not a tree
+    return bottom_up_shared((t, m, keys, images), _subst_open, remake, _subst_key)
+
+
+def _subst_key(item) -> tuple:
+    return id(item[0]), id(item[1])
 
 
 def _subst_open(item):

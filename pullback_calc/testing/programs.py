@@ -34,7 +34,12 @@ from typing import Optional
 
 from hypothesis import strategies as st
 
-__all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY"]
+from ..syntax.subst import subst
+from ..syntax.terms import (App, Lam, Tuple, Var, is_let, pattern_vars, remake, subterm_kids,
+                            subterms)
+
+__all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename", "inline_helpers",
+           "eta_expand_helpers"]
 
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
@@ -345,3 +350,69 @@ def programs(n: int = 2, depth: int = 3, want=()) -> st.SearchStrategy[UserProgr
                                     min_size=n, max_size=n)))
         return UserProgram(text, n, point, frozenset(b.features))
     return go()
+
+
+# ---- metamorphic transformations: the same program, written differently -----------------
+
+def _namer(term, stems: tuple):
+    """A supply of names that occur nowhere in ``term``."""
+    taken = {u.name for u in subterms(term) if isinstance(u, Var)}
+    counter = [0]
+
+    def new_name() -> str:
+        while True:
+            counter[0] += 1
+            name = f"{stems[counter[0] % len(stems)]}{counter[0]}"
+            if name not in taken:
+                taken.add(name)
+                return name
+    return new_name
+
+
+def _map_kids(t, go):
+    kids = subterm_kids(t) if t.children() else ()
+    return remake(t, [go(k) for k in kids]) if kids else t
+
+
+def alpha_rename(term, style: str = "engine"):
+    """``term`` with every bound variable renamed, capture-free: to names the engine
+    generates itself (``style="engine"``: ``mul_1``, ``dx``, ``u_4``, …) or to
+    plain fresh ones (``"plain"``).  The meaning, the rows and the steps stay."""
+    new_name = _namer(term, ("mul_", "dx", "u_", "omega_", "app_", "d", "z_")
+                      if style == "engine" else ("v",))
+
+    def rename_pattern(p, ren):
+        if isinstance(p, Var):
+            return Var(ren[p.name])
+        return Tuple(tuple(rename_pattern(i, ren) for i in p.items))
+
+    def go(t):
+        if isinstance(t, Lam):
+            ren = {x: new_name() for x in pattern_vars(t.pat)}
+            body = subst(t.body, {x: Var(y) for x, y in ren.items()})
+            return Lam(rename_pattern(t.pat, ren), go(body), t.ann, t.pos)
+        return _map_kids(t, go)
+    return go(term)
+
+
+def inline_helpers(term):
+    """``let h = λq.S in B`` becomes ``B[λq.S/h]`` wherever the bound term is an
+    abstraction (a helper): the program with its helpers written in place."""
+    def go(t):
+        if is_let(t) and isinstance(t.arg, Lam) and isinstance(t.fun.pat, Var):
+            return go(subst(t.fun.body, {t.fun.pat.name: go(t.arg)}))
+        return _map_kids(t, go)
+    return go(term)
+
+
+def eta_expand_helpers(term):
+    """Every let-bound helper ``λq.S`` written ``λz. (λq.S) z`` (η): the same function."""
+    new_name = _namer(term, ("eta_",))
+
+    def go(t):
+        if is_let(t) and isinstance(t.arg, Lam):
+            z = Var(new_name())
+            return App(Lam(t.fun.pat, go(t.fun.body), t.fun.ann, t.fun.pos),
+                       Lam(z, App(go(t.arg), z)), t.pos)
+        return _map_kids(t, go)
+    return go(term)

@@ -128,12 +128,14 @@ class Shell:
             env[k] = v
         if not words:
             raise AssertionError(f"nothing to run in {command!r}")
+        quiet = "2>/dev/null" in words  # standard error discarded
+        words = [w for w in words if w != "2>/dev/null"]
         prog = words[0].removeprefix(".venv/bin/")
         args = words[1:]
         if prog in ("python", "python3") and args[:2] == ["-m", "pullback_calc"]:
             prog, args = PROG, args[2:]
         if prog == PROG:
-            return self._cli(args, env)
+            return self._cli(args, env, quiet)
         if prog in ("python", "python3") and args[:2] == ["-m", "pytest"]:
             return self._collect(args[2:], env)
         if prog == "mkdocs":
@@ -146,13 +148,14 @@ class Shell:
         raise AssertionError(f"the documentation runs {command!r}, which this test does "
                              f"not know how to run: teach Shell._one")
 
-    def _cli(self, args: list, env: dict) -> tuple[str, int]:
+    def _cli(self, args: list, env: dict, quiet: bool = False) -> tuple[str, int]:
         from pullback_calc.cli import main
         buf = io.StringIO()
+        err = io.StringIO() if quiet else buf
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
-            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
                 status = main(args)
         finally:
             for k, v in saved.items():

@@ -135,6 +135,10 @@ class Shell:
         if prog in ("python", "python3") and args[:2] == ["-m", "pullback_calc"]:
             prog, args = PROG, args[2:]
         if prog == PROG:
+            if args[:1] == ["graph"] and _draws(args) and not shutil.which("dot"):
+                if os.environ.get("CI"):
+                    pytest.fail("graphviz's dot is not installed: .ci/run installs it")
+                pytest.skip("graphviz's dot is not installed")
             return self._cli(args, env, quiet)
         if prog in ("python", "python3") and args[:2] == ["-m", "pytest"]:
             return self._collect(args[2:], env)
@@ -202,6 +206,13 @@ class Shell:
             pytest.skip("pdflatex is not installed")
         return self._subprocess(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
                                  *args], {})
+
+
+def _draws(args: list) -> bool:
+    """Does this ``graph`` command need graphviz's dot (not DOT text)?"""
+    out = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output")), "")
+    fmt = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--format"), "")
+    return fmt not in ("", "dot") or (not fmt and out and not out.endswith((".dot", ".gv")))
 
 
 # ---- the parsers --------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
   from ``pullback_calc.reduction.typeset`` (the same HTML the stepper shows on hover),
   with status, justification, the paper's sentence, the implementing function and the
   section of papers/calculus.md that states it in full.
+- ``json_schema``: the JSON Schema of traces, as the package defines it.
 - ``mathml``: LaTeX to MathML (latex2mathml), for the math of the pages.
 """
 from __future__ import annotations
@@ -126,6 +127,46 @@ def _cli_reference() -> str:
         if p.epilog:
             out += [p.epilog, ""]
     return "\n".join(out)
+
+
+# ---- the gallery ------------------------------------------------------------------------------
+
+def _summary(name: str) -> str:
+    """The first comment line of examples/NAME.pb (what the example is), or ''."""
+    p = ROOT / "examples" / f"{name}.pb"
+    if not p.exists():
+        return ""
+    for line in p.read_text(encoding="utf-8").splitlines():
+        text = line.lstrip("#").strip()
+        if line.startswith("#") and text:
+            return text.rstrip(":")
+    return ""
+
+
+def gallery(src_uri: str = "gallery.md") -> str:
+    """One row per trace in viz/: its stepper and graphs, linked; the strategy graph
+    shown on demand."""
+    to = lambda rel: _rel(rel, src_uri)  # noqa: E731
+    out = ["| example | stepper | graphs |", "|---|---|---|"]
+    for page in sorted((ROOT / "viz").glob("*.trace.html")):
+        name = page.name.removesuffix(".trace.html")
+        graphs = [f"[{kind}]({to(f'viz/{name}.{kind}.svg')})"
+                  for kind in ("strategy", "whole", "full")
+                  if (ROOT / "viz" / f"{name}.{kind}.svg").exists()]
+        what = _summary(name)
+        source = (f"[`{name}`]({to(f'examples/{name}.pb')})"
+                  if (ROOT / "examples" / f"{name}.pb").exists() else f"`{name}`")
+        out.append(f"| {source}{' — ' + _cell(_text(what)) if what else ''} | "
+                   f"[open]({to(f'viz/{name}.trace.html')}) | {', '.join(graphs)} |")
+    return "\n".join(out)
+
+
+# ---- the JSON schema ------------------------------------------------------------------------
+
+def json_schema(src_uri: str = "reference/json.md") -> str:
+    import json
+    from pullback_calc.rendering.json_trace import TRACE_SCHEMA
+    return "```json\n" + json.dumps(TRACE_SCHEMA, indent=2, ensure_ascii=False) + "\n```"
 
 
 # ---- the rules ------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 - ``on_files``: papers/*.md, benchmarks/README.md, viz/ and examples/ become part of
   the site where they are, without a copy (one source each; their relative links keep
   working because the site mirrors the repository's layout).
-- ``on_page_markdown``: ``<!-- cli-reference -->`` and ``<!-- rules-reference -->``
-  are replaced by pages generated from the argument parser and from
-  ``pullback_calc.reduction.typeset`` (gen.py), so neither can drift.
+- ``on_page_markdown``: ``<!-- cli-reference -->``, ``<!-- rules-reference -->`` and
+  ``<!-- json-schema -->`` are replaced by what gen.py generates from the argument
+  parser, ``pullback_calc.reduction.typeset`` and the trace schema, so none can drift.
 - ``on_page_content``: math written ``$…$`` / ``$$…$$`` (pymdownx.arithmatex) becomes
   MathML here, at build time: the site needs no script and no network to show it.
 """
@@ -39,7 +39,9 @@ def on_files(files, config):
 
 
 _MARKERS = {"<!-- cli-reference -->": gen.cli_reference,
-            "<!-- rules-reference -->": gen.rules_reference}
+            "<!-- rules-reference -->": gen.rules_reference,
+            "<!-- json-schema -->": gen.json_schema,
+            "<!-- gallery -->": gen.gallery}
 
 
 def on_page_markdown(markdown, page, config, files):

@@ -6,6 +6,7 @@ the same for authors):
 - A ```` ```python ```` block runs; if it starts with ``>>>`` it is a doctest, and
   what it shows is compared with what the code prints (``…`` or ``...`` is
   ``ELLIPSIS``). A page's blocks share one namespace, in order.
+- A ```` ```sh ```` block holds commands to copy, one a line: each must run (status 0).
 - A ```` ```console ```` block is a terminal session: each ``$ command`` runs and what
   follows it, up to the next ``$``, is compared with its standard output and error
   (interleaved, as a terminal shows them). ``…`` stands for any text within a line, a
@@ -320,9 +321,20 @@ def _evaluate_figures(example) -> None:
                            f"but {source!r} prints:\n{printed[-3000:]}")
 
 
+def _evaluate_sh(example) -> None:
+    """A ```sh block: commands to copy, one a line, without output: each must run."""
+    lines = [ln for ln in str(example.parsed).split("\n") if ln.strip()]
+
+    class Commands:  # the block as a console session of commands only
+        parsed = "\n".join("$ " + ln for ln in lines)
+        namespace, path, line = example.namespace, example.path, example.line
+    _evaluate_console(Commands)
+
+
 PARSERS = [
     PythonCodeBlockParser(doctest_optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE),
     CodeBlockParser(language="console", evaluator=_evaluate_console),
+    CodeBlockParser(language="sh", evaluator=_evaluate_sh),
     _figures_parser,
 ]
 

@@ -56,7 +56,9 @@ _BLOCK = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.S)
 
 
 def on_page_content(html, page, config, files):
-    html = _BLOCK.sub(lambda m: gen.mathml(_unescape(m[1]), block=True), html)
+    # a display that is wider than a phone scrolls in its own box, not the page
+    html = _BLOCK.sub(lambda m: '<div class="pc-math">'
+                      + gen.mathml(_unescape(m[1]), block=True) + "</div>", html)
     return _INLINE.sub(lambda m: gen.mathml(_unescape(m[1]), block=False), html)
 
 

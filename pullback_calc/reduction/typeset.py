@@ -48,13 +48,12 @@ class Typeset(NamedTuple):
 
 # a few pieces that recur (kept short so that each rule reads as it is printed)
 _TO = r"\;\longrightarrow\;"  # spaced: browsers give the arrow no room of its own
-_DOT = r"\mathpunct{.}"  # λx. S: the dot binds, with a space after it only
 _V = r"\;V"
 
 
 def _jac(body: str, along: str = "P") -> str:
     """(J(λp.body)·along) V"""
-    return rf"(\mathrm{{J}}(\lambda p{_DOT}{body})\cdot {along}){_V}"
+    return rf"(\mathrm{{J}}(\lambda p.\,{body})\cdot {along}){_V}"
 
 
 def _let(q: str, bound: str, body: str) -> str:
@@ -107,7 +106,7 @@ _ENTRIES = [
        None, "4.2"),
     # ---- call-by-value ----
     _t("1", "β_v",
-       [(rf"(\lambda q{_DOT}S)\;V {_TO} S[V/q]",
+       [(rf"(\lambda q.\,S)\;V {_TO} S[V/q]",
          "V a value; an inert V (a stuck open term such as 3 + d) is substituted only where "
          "that copies no work, otherwise the let is kept and shared (open call-by-value)")],
        "faithful + extension",
@@ -133,11 +132,11 @@ _ENTRIES = [
          rf"\qquad \mathbf{{0}}\;V {_TO} \mathbf{{0}}", "application is linear in the function"),
         (rf"\pi_{{i}}\,(V_1 \oplus \cdots \oplus V_n) {_TO} \pi_{{i}}\,V_1 \oplus \cdots "
          rf"\oplus \pi_{{i}}\,V_n \qquad \pi_{{i}}\,\mathbf{{0}} {_TO} \mathbf{{0}}", ""),
-        (_dual(r"\lambda q\mathpunct{.}S", r"(V_1 \oplus \cdots \oplus V_n)") + f" {_TO} "
-         + _dual(r"\lambda q\mathpunct{.}S", "V_1") + r" \oplus \cdots \oplus "
-         + _dual(r"\lambda q\mathpunct{.}S", "V_n"), ""),
+        (_dual(r"\lambda q.\,S", r"(V_1 \oplus \cdots \oplus V_n)") + f" {_TO} "
+         + _dual(r"\lambda q.\,S", "V_1") + r" \oplus \cdots \oplus "
+         + _dual(r"\lambda q.\,S", "V_n"), ""),
         (rf"\Omega(S)\;\mathbf{{0}} {_TO} \mathbf{{0}} \qquad "
-         rf"\mathrm{{J}}(\lambda q{_DOT}S)\cdot\mathbf{{0}} {_TO} \mathbf{{0}} \qquad "
+         rf"\mathrm{{J}}(\lambda q.\,S)\cdot\mathbf{{0}} {_TO} \mathbf{{0}} \qquad "
          rf"f(\ldots, \mathbf{{0}}, \ldots) {_TO} f(\ldots, 0, \ldots)", ""),
         (rf"V_1 \oplus \cdots \oplus V_n {_TO} \text{{its normal form}}",
          "flatten nested sums and drop 𝟎; numerals r₁ ⊕ r₂ become r₁ + r₂ (rule 4 adds them); "
@@ -156,19 +155,19 @@ _ENTRIES = [
        "The function symbols denote the usual real functions.",
        _ONE_TO_FOUR, "5.4"),
     _t("dual-app", "a dual map applied",
-       [(rf"(" + _dual(r"\lambda q\mathpunct{.}S", "P") + rf")\;V {_TO} P\;(S[V/q])", "")],
+       [(rf"(" + _dual(r"\lambda q.\,S", "P") + rf")\;V {_TO} P\;(S[V/q])", "")],
        "extension",
        "The dual map (λq.S)⋆P means the functional P after the linear map λq.S.",
        None, "dual-app"),
     # ---- dual maps ----
     _t("5", "the dual along a linear map",
-       [(_dual(r"\lambda v\mathpunct{.}S", r"\mathbf{0}") + rf" {_TO} \mathbf{{0}} \qquad "
-         + _dual(r"\lambda v\mathpunct{.}\mathbf{0}", "P") + rf" {_TO} \mathbf{{0}}", ""),
+       [(_dual(r"\lambda v.\,S", r"\mathbf{0}") + rf" {_TO} \mathbf{{0}} \qquad "
+         + _dual(r"\lambda v.\,\mathbf{0}", "P") + rf" {_TO} \mathbf{{0}}", ""),
         (r"\dfrac{A_i[S/w] \Downarrow B_i \quad (i = 1, \ldots, k)"
          r"\qquad \langle \ldots, k_j \times c_j, \ldots \rangle \Downarrow "
          r"\langle \ldots, r_j, \ldots \rangle}{"
-         + _dual(r"\lambda v\mathpunct{.}S", r"(\lambda w\mathpunct{.}T)")
-         + rf" {_TO} \lambda v{_DOT}\llbracket T[S/w] \rrbracket}}",
+         + _dual(r"\lambda v.\,S", r"(\lambda w.\,T)")
+         + rf" {_TO} \lambda v.\,\llbracket T[S/w] \rrbracket}}",
          "⟦·⟧ is the linear normal form (scalars distributed, equal atoms collected); the "
          "first premises rebuild the atoms A₁ … Aₖ that mention a re-bound variable of w "
          "inside a compound atom, the last one is the arithmetic of the touched "
@@ -179,8 +178,8 @@ _ENTRIES = [
        "back-propagation, and its multiplications and additions are steps of the trace.",
        "(5) reduces the dual along a linear map", "5.5"),
     _t("6", "contravariance of dual maps",
-       [(_dual(r"\lambda v\mathpunct{.}S", "(" + _dual(r"\lambda w\mathpunct{.}S'", "P") + ")") + f" {_TO} "
-         + _dual(r"\lambda v\mathpunct{.}\llbracket S'[S/w] \rrbracket", "P"),
+       [(_dual(r"\lambda v.\,S", "(" + _dual(r"\lambda w.\,S'", "P") + ")") + f" {_TO} "
+         + _dual(r"\lambda v.\,\llbracket S'[S/w] \rrbracket", "P"),
          "P stuck (e.g. a free 1-form); ⟦·⟧ is rule 5's linear normal form, with its "
          "premises, when the maps go into a ground value's space, the plain substitution "
          "otherwise")],
@@ -189,14 +188,14 @@ _ENTRIES = [
        "(6) is the contra-variant property of dual maps", "5.6"),
     # ---- pullbacks ----
     _t("7", "pullback along a let series: base case",
-       [(r"\Omega(\lambda p\mathpunct{.}" + _let("x", "E", "x") + rf")\;\omega {_TO} "
-         r"\Omega(\lambda p\mathpunct{.}E)\;\omega", "")],
+       [(r"\Omega(\lambda p.\," + _let("x", "E", "x") + rf")\;\omega {_TO} "
+         r"\Omega(\lambda p.\,E)\;\omega", "")],
        "faithful",
        "let x = E in x is E.",
        _SEVEN_EIGHT, "5.7"),
     _t("8", "pullback along a let series: one let",
-       [(r"\Omega(\lambda p\mathpunct{.}" + _let("q", "E", "L") + rf")\;\omega {_TO} "
-         r"\Omega(\lambda p\mathpunct{.}\langle p, E\rangle)\;(\Omega(\lambda\langle p, q\rangle\mathpunct{.}L)"
+       [(r"\Omega(\lambda p.\," + _let("q", "E", "L") + rf")\;\omega {_TO} "
+         r"\Omega(\lambda p.\,\langle p, E\rangle)\;(\Omega(\lambda\langle p, q\rangle.\,L)"
          r"\;\omega)",
          "L is not just q; the let binders of the series are first made unique")],
        "faithful",
@@ -204,8 +203,8 @@ _ENTRIES = [
        "(g ∘ f)*ω = f*(g*ω). The environment ⟨p, q⟩ keeps every earlier variable in scope.",
        _SEVEN_EIGHT, "5.7"),
     _t("8c", "pullback past a constant",
-       [(r"\Omega(\lambda p\mathpunct{.}" + _let("q", "V", "L") + rf")\;\omega {_TO} "
-         r"\Omega(\lambda p\mathpunct{.}L[V/q])\;\omega",
+       [(r"\Omega(\lambda p.\," + _let("q", "V", "L") + rf")\;\omega {_TO} "
+         r"\Omega(\lambda p.\,L[V/q])\;\omega",
          "V a closed abstraction; L is not just q")],
        "extension",
        "let q = V in L is L[V/q] for a value V, and λp binds no free variable of a closed V: "
@@ -213,8 +212,8 @@ _ENTRIES = [
        "for it.",
        None, "5.7"),
     _t("pb", "pullback at a point",
-       [(r"\Omega(\lambda p\mathpunct{.}E)\;\omega\;V " + _TO + " "
-         + _dual(r"\lambda\hat{p}\mathpunct{.}(\mathrm{J}(\lambda p\mathpunct{.}E)\cdot\hat{p})\;V",
+       [(r"\Omega(\lambda p.\,E)\;\omega\;V " + _TO + " "
+         + _dual(r"\lambda\hat{p}.\,(\mathrm{J}(\lambda p.\,E)\cdot\hat{p})\;V",
                  r"(\omega\;E[V/p])"),
          "E elementary; p̂ the direction pattern of p (every variable x renamed dx)")],
        "faithful",
@@ -247,13 +246,13 @@ _ENTRIES = [
        "The formal sum is linear; summands that do not depend on p contribute 0.",
        _TENS, "Rule 12 "),
     _t("13", "Jacobian of a Jacobian",
-       [(_jac(r"\mathrm{J}(\lambda q\mathpunct{.}S)\cdot a") + rf" {_TO} \mathrm{{J}}(\lambda q{_DOT}S)"
+       [(_jac(r"\mathrm{J}(\lambda q.\,S)\cdot a") + rf" {_TO} \mathrm{{J}}(\lambda q.\,S)"
          r"\cdot\hat{a}", "p occurs in a, not in λq.S"),
-        (_jac(r"\mathrm{J}(\lambda q\mathpunct{.}S)\cdot a") + rf" {_TO} \mathrm{{J}}(\lambda q{_DOT}"
+        (_jac(r"\mathrm{J}(\lambda q.\,S)\cdot a") + rf" {_TO} \mathrm{{J}}(\lambda q.\,"
          r"S[P/p])\cdot a",
          "p occurs in S, not in a, and S is linear in the variables of p it mentions"),
-        (_jac(r"\mathrm{J}(\lambda q\mathpunct{.}S)\cdot a") + rf" {_TO} \mathrm{{J}}(\lambda q{_DOT}"
-         r"S[P/p])\cdot\bar{a} \oplus \mathrm{J}(\lambda q\mathpunct{.}S[V/p])\cdot\hat{a}",
+        (_jac(r"\mathrm{J}(\lambda q.\,S)\cdot a") + rf" {_TO} \mathrm{{J}}(\lambda q.\,"
+         r"S[P/p])\cdot\bar{a} \oplus \mathrm{J}(\lambda q.\,S[V/p])\cdot\hat{a}",
          "p occurs in S and in a, S linear as above (an extension: the product rule)")],
        "reconstruction",
        "J(λq.S)·a is bilinear, linear in its direction and in its map: differentiating in p "
@@ -274,14 +273,14 @@ _ENTRIES = [
        "The chain rule with the known Jacobian of f: Jf(ā)(â) = Σᵢ ∂ᵢf(ā) · âᵢ.",
        None, "Rule 15 "),
     _t("16a", "Jacobian of a dual map, p only in the functional",
-       [(_jac(_dual(r"\lambda q\mathpunct{.}S", "a")) + f" {_TO} " + _dual(r"\lambda q\mathpunct{.}S", r"\hat{a}"),
+       [(_jac(_dual(r"\lambda q.\,S", "a")) + f" {_TO} " + _dual(r"\lambda q.\,S", r"\hat{a}"),
          "p occurs in a, not in λq.S")],
        "faithful",
        "A dual map is linear in its functional.",
        "the Jacobian … is [the dual along â]", "Rule 16a "),
     _t("16b", "Jacobian of a dual map, p only in the map",
-       [(r"\dfrac{" + _TANGENT + "}{" + _jac(_dual(r"\lambda q\mathpunct{.}S", "a")) + f" {_TO} "
-         + _dual(r"\lambda q\mathpunct{.}T", "a") + "}",
+       [(r"\dfrac{" + _TANGENT + "}{" + _jac(_dual(r"\lambda q.\,S", "a")) + f" {_TO} "
+         + _dual(r"\lambda q.\,T", "a") + "}",
          "p occurs in λq.S, not in a; q renamed apart from p, P and V; the premise runs as "
          "the pullback of a fresh free 1-form, Ω(λp.S) ω V P ⇓ ω S̄ T")],
        "faithful (premise: reconstruction)",
@@ -289,9 +288,9 @@ _ENTRIES = [
        "inside, J(p ↦ a ∘ (λq.S))(V)(P) = a ∘ (λq. J(λp.S)(V)(P)).",
        _SIXTEEN, "Rule 16b "),
     _t("16c", "Jacobian of a dual map, p in both",
-       [(r"\dfrac{" + _TANGENT + "}{" + _jac(_dual(r"\lambda q\mathpunct{.}S", "a")) + f" {_TO} "
-         + _dual(r"\lambda q\mathpunct{.}\bar{S}", r"\hat{a}") + r" \oplus "
-         + _dual(r"\lambda q\mathpunct{.}T", r"\bar{a}") + "}",
+       [(r"\dfrac{" + _TANGENT + "}{" + _jac(_dual(r"\lambda q.\,S", "a")) + f" {_TO} "
+         + _dual(r"\lambda q.\,\bar{S}", r"\hat{a}") + r" \oplus "
+         + _dual(r"\lambda q.\,T", r"\bar{a}") + "}",
          "p occurs in λq.S and in a; q renamed apart from p, P and V")],
        "faithful (premise: reconstruction)",
        "(m, φ) ↦ φ ∘ m is bilinear: its derivative is the sum of the two partial "
@@ -299,7 +298,7 @@ _ENTRIES = [
        _SIXTEEN, "Rule 16c "),
     _t("17", "a pullback or Jacobian inside the differentiated term",
        [(r"\dfrac{E\;u \Downarrow W}{" + _jac("E") + f" {_TO} "
-         + _jac(r"\lambda u\mathpunct{.}W") + "}",
+         + _jac(r"\lambda u.\,W") + "}",
          "E = Ω(λq.S) a with p in λq.S, or E = J(λq.S)·a with p in λq.S where rule 13 does "
          "not apply; u fresh; if W is E u itself the rule declines and the redex is a value")],
        "reconstruction + extension",
@@ -308,14 +307,14 @@ _ENTRIES = [
        "as a symbol; rule 18 differentiates the abstraction next.",
        "we simply reduce [it] to [a fresh variable] … and replace", "Rule 17 "),
     _t("18", "Jacobian of an abstraction (D-curry)",
-       [(r"\dfrac{" + _TANGENT + "}{" + _jac(r"\lambda q\mathpunct{.}S") + rf" {_TO} \lambda q{_DOT}T}}",
+       [(r"\dfrac{" + _TANGENT + "}{" + _jac(r"\lambda q.\,S") + rf" {_TO} \lambda q.\,T}}",
          "q renamed apart from p and from the free variables of P and V")],
        "faithful",
        "The D-curry law: the Jacobian of a curried function is the curried Jacobian of its "
        "body, J(p ↦ λq.S)(V)(P) = λq. J(p ↦ S)(V)(P).",
        "similar to the dual map case", "Rule 18 "),
     _t("18L", "D-curry inside a forward premise (lazy)",
-       [(_jac(r"\lambda q\mathpunct{.}S") + rf" {_TO} \lambda q{_DOT}" + _jac("S"),
+       [(_jac(r"\lambda q.\,S") + rf" {_TO} \lambda q.\," + _jac("S"),
          "inside a forward tangent premise (7J/8J); q renamed as in 18")],
        "extension",
        "The D-curry law itself, as for 18, with the body's Jacobian left as a redex under "
@@ -329,7 +328,7 @@ _ENTRIES = [
        None, "Rule 19a"),
     _t("19b", "Jacobian of an application (D-eval)",
        [(r"\dfrac{" + _ARG + r" \quad (T_0 \neq \mathbf{0})}{" + _jac("a_1\\,a_2")
-         + rf" {_TO} \hat{{a}}_1\;\bar{{a}}_2 \oplus (\mathrm{{J}}(\lambda z{_DOT}S)\cdot T_0)"
+         + rf" {_TO} \hat{{a}}_1\;\bar{{a}}_2 \oplus (\mathrm{{J}}(\lambda z.\,S)\cdot T_0)"
          r"\;\bar{a}_2}",
          "p occurs in a₂; λz.S is ā₁ if it is an abstraction, λu.W with a second premise "
          "ā₁ u ⇓ W if ā₁ is a pullback, Jacobian, dual map or sum of such, and the η-form "
@@ -348,7 +347,7 @@ _ENTRIES = [
        "Jacobian … is just [â₁ ā₂]", "Rule 19c"),
     _t("19m", "D-eval on a lazy tangent (merged)",
        [(r"\dfrac{" + _ARG + r" \quad (T_0 \neq \mathbf{0})}{" + _jac("a_1\\,a_2")
-         + rf" {_TO} (\mathrm{{J}}(\lambda\langle p', y\rangle{_DOT}S')\cdot\langle P', T_0"
+         + rf" {_TO} (\mathrm{{J}}(\lambda\langle p', y\rangle.\,S')\cdot\langle P', T_0"
          r"\rangle)\;\langle V', \bar{a}_2\rangle}",
          "â₁ = λy. (J(λp'.S')·P') V' (an 18L tangent) and ā₁ = λy. S'[V'/p'], syntactically; "
          "y occurs in none of p', P', V'")],
@@ -371,13 +370,13 @@ _ENTRIES = [
        "itself, in one step, with no walk over the environment.",
        None, "Rule 20b"),
     _t("7J", "Jacobian of a let series: base case",
-       [(r"\mathrm{J}(\lambda p\mathpunct{.}" + _let("x", "E", "x") + rf")\cdot P {_TO} "
-         r"\mathrm{J}(\lambda p\mathpunct{.}E)\cdot P", "")],
+       [(r"\mathrm{J}(\lambda p.\," + _let("x", "E", "x") + rf")\cdot P {_TO} "
+         r"\mathrm{J}(\lambda p.\,E)\cdot P", "")],
        "extension",
        "Rule 7 for Jacobians: let x = E in x is E.",
        None, "7J and 8J"),
     _t("8J", "Jacobian of a let series: one let (the chain rule, forwards)",
-       [(_jac(_let("q", "E", "L")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle{_DOT}L)"
+       [(_jac(_let("q", "E", "L")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle.\,L)"
          r"\cdot\langle P, " + _jac("E") + r"\rangle)\;\langle V, \bar{E}\rangle",
          "the let binders of the series are first made unique, as in rule 8")],
        "extension",
@@ -402,7 +401,8 @@ def mathml_source(latex: str, display: str = "block") -> str:
     browsers' MathML Core, which draws every one-letter ``<mi>`` in italics and knows
     no bold variant: J (the Jacobian) and Ω stay upright, ``\mathbf`` is bold."""
     from latex2mathml.converter import convert
-    out = convert(latex, display=display)
+    # λp.\,E: a binder's dot is punctuation (no space before it), not an operator
+    out = convert(latex.replace(r".\,", r"\mathpunct{.}"), display=display)
     for upright in ("&#x0004A;", "&#x003A9;"):  # J, Ω
         out = out.replace(f"<mi>{upright}</mi>", f'<mi mathvariant="normal">{upright}</mi>')
     return out.replace('mathvariant="bold"', 'mathvariant="normal" style="font-weight:bold"')

@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # ---- math ---------------------------------------------------------------------------------
 
 def mathml(latex: str, block: bool) -> str:
-    from latex2mathml.converter import convert
-    return convert(latex.strip(), display="block" if block else "inline")
+    """As the typeset rules are written (J and Ω upright, binders' dots as punctuation)."""
+    from pullback_calc.reduction.typeset import mathml_source
+    return mathml_source(latex.strip(), display="block" if block else "inline")
 
 
 # ---- relative links -----------------------------------------------------------------------

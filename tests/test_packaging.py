@@ -57,9 +57,9 @@ def test_readme_quick_start_names_the_system_packages_and_ci_runs_it():
     quick = readme[readme.index("## Quick start"):readme.index("## What this is")]
     for pkg in ("graphviz", "chromium", "texlive-latex-base"):
         assert pkg in quick
-    install = "python3 -m venv .venv && .venv/bin/pip install -e '.[test,browser]'"
+    install = "python3 -m venv .venv && .venv/bin/pip install -e '.[test,browser,docs]'"
     assert install in quick
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "run .venv/bin/pip install -e '.[test,browser]'" in ci
+    assert "run .venv/bin/pip install -e '.[test,browser,docs]'" in ci
     test = ".venv/bin/python -m pytest -n auto\n"  # on every core (pytest-xdist)
     assert f"run {test}" in ci and test in quick

@@ -239,7 +239,7 @@ def test_browser_steps_through_the_running_example(open_page, running, tmp_path)
                                       term=running.term, value=running.covector))
     shows(page, rule="(A-name)", phase="A", redex="((x + 1) × (2 × x + y ^ 2)) ^ 2",
           contractum=starts("let mul_1 = "), pos=starts("step 0 "))
-    expect(page.locator("#rule")).to_have_attribute("title", starts("A-name"))
+    expect(page.locator("#doc")).to_have_text(starts("A-name"))  # hover: test_docs_stepper
     page.click("#next")
     shows(page, pos=starts("step 1 "), redex="(x + 1) × (2 × x + y ^ 2)",
           contractum="let add_2 = x + 1 in add_2 × (2 × x + y ^ 2)")

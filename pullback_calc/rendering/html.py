@@ -19,7 +19,7 @@ Controls: previous / next (← →, or k / j), first / last (Home / End), a
 slider, a step number, a button per phase (jumps to its first step), a rule
 menu with previous / next occurrence (p / n), and a bar of the phases to
 click in.  The rule label shows the rule's statement (from its docstring)
-as a tooltip and below it.
+below it, and the rule typeset (``reduction.typeset``, MathML) on hover.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Optional
 
 from ..reduction.gcpause import paused
+from ..reduction.typeset import TYPESET, rule_html
 from ..syntax.printer import folding_env
 from .table import TermTable
 from .text import PHASES, bounded, cap_steps, omitted_note, rule_doc, select_steps, ticker
@@ -127,6 +128,7 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
     doc = {"title": title, "term": text(term), "value": text(value), "top": top,
            "total": len(S), "rules": labels, "phases": list(PHASES),
            "docs": {r: rule_doc(r) for r in labels},
+           "typeset": {r: rule_html(r) for r in labels if r in TYPESET},
            "unicode": unicode, "max_term": max_term, "context": context, "fold": fold,
            "N": table.N, "F": table.F, "S": S, "D": D}
     if note is not None:

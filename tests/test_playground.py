@@ -173,6 +173,31 @@ def same_as_cli(got: dict, cwd=None) -> dict:
     return want
 
 
+# ---- the engine where Pyodide runs it: no threads, no processes ------------------------------
+
+def test_engine_runs_without_threads_or_processes(monkeypatch, capsys):
+    """Pyodide starts neither threads nor processes: @deep work runs inline (deep.py)
+    and check's sympy reference in-process (results/crosscheck.py)."""
+    import multiprocessing.process
+    import threading
+
+    from pullback_calc import deep
+    from pullback_calc.cli import main
+    from pullback_calc.results import crosscheck
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(deep, "THREADS", False)
+    monkeypatch.setattr(crosscheck, "THREADS", False)
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
+    assert main(["check", "-e", F, "--at", "1.5,2"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"sympy +\[420, 350\] +OK", out), out
+    assert main(["check", "-e", "λx. log(x)", "--at", "-1"]) == 1  # errors as before
+
+
 # ---- the page, against the command line ---------------------------------------------------
 
 def test_running_example_as_the_cli_prints_it(pg):
@@ -227,7 +252,8 @@ def test_graph_is_drawn_from_the_engines_dot(pg):
     got = run(pg.page, "(λx. x × x) (1 + 2)", "graph")
     same_as_cli(got)
     assert got["stdout"].startswith("digraph")
-    nodes = len(re.findall(r"^\s+n\d+ \[", got["stdout"], re.M))
+    nodes = len(re.findall(r"^\s+(?!graph|node|edge)\w+ \[", got["stdout"], re.M))
+    assert nodes >= 4  # the three steps' terms and the normal form
     from playwright.sync_api import expect
     expect(pg.page.locator("#graph svg g.node")).to_have_count(nodes, timeout=60_000)
 
@@ -279,6 +305,23 @@ def test_stop_interrupts_the_reduction_as_ctrl_c_does(pg):
     # interrupted in place: the same engine, no reload
     assert page.evaluate("window.pcPlayground.bootMs") == boot
     assert run(page, F, "grad", at="1.5,2")["status"] == 0
+
+
+def test_a_term_too_deep_for_the_browsers_stack_restarts_the_engine(pg):
+    """The browser's stack is far smaller than the command line's 512 MB thread
+    (deep.py): a 2,000-deep chain overflows it inside Python's C code, which Pyodide
+    cannot survive.  The page says why and starts a fresh engine."""
+    page = pg.page
+    deep = "λx. " + "sin(" * 2000 + "x" + ")" * 2000
+    got = run(page, deep, "grad", at="0.5")
+    assert got["status"] is None
+    assert got["stderr"].startswith("playground: error: the engine stopped: ")
+    assert "nested too deeply for the browser's stack" in got["stderr"]
+    # Pyodide's own report of its fatal error, on the console, is expected here
+    pg.errors[:] = [e for e in pg.errors if not re.search(
+        r"fatal error|Maximum call stack|^Stack \(most recent|^\s+File ", e)]
+    assert cli(got["argv"])["status"] == 0  # the command line's big stack copes
+    assert run(page, F, "grad", at="1.5,2")["status"] == 0  # the new engine works
 
 
 def test_permalink_and_stop_without_isolation(browser, plain_url):  # noqa: F811

@@ -158,7 +158,8 @@ function stop() {
   if (interrupt && ready) {
     interrupt[0] = 2;  // SIGINT: KeyboardInterrupt at Python's next check
     const id = current.id;
-    setTimeout(() => { if (current && current.id === id) restart(); }, 3000);
+    // Python checks the buffer between bytecodes; should it be stuck elsewhere, restart
+    setTimeout(() => { if (current && current.id === id) restart(); }, 5000);
   } else {
     restart();
   }

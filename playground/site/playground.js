@@ -35,7 +35,7 @@ const interrupt = self.crossOriginIsolated ? new Uint8Array(new SharedArrayBuffe
 let worker = null;
 let ready = false;
 let examples = [];
-let current = null;   // the run in progress: {id, cmd, started}
+let current = null;   // the run in progress: {id, cmd, argv}
 let nextId = 1;
 
 function startWorker() {
@@ -185,10 +185,6 @@ function clearOutput() {
   ui.graphBox.hidden = true;
   if (ui.stepper.dataset.url) URL.revokeObjectURL(ui.stepper.dataset.url);
   ui.stepper.removeAttribute("src");
-}
-
-function showError(text) {
-  ui.stderr.textContent = text;
 }
 
 function showStepper(html) {

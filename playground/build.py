@@ -251,6 +251,7 @@ def main(argv=None) -> int:
     try:
         m = build(args.out)
     except BuildError as e:
+        shutil.rmtree(args.out.resolve().parent / (args.out.name + ".work"), ignore_errors=True)
         print(f"playground/build.py: error: {e}", file=sys.stderr)
         return 1
     size = sum(p.stat().st_size for p in args.out.rglob("*") if p.is_file())

@@ -14,6 +14,9 @@ from . import budgets
 _STACK = 512 * 1024 * 1024
 _LIMIT = 400_000
 _local = threading.local()
+#: Pyodide (the browser playground) and WASI have no threads: the work runs inline there,
+#: under the interpreter's own recursion limit (its stack is the browser's)
+THREADS = sys.platform not in ("emscripten", "wasi")
 
 
 def deep(fn):
@@ -21,7 +24,7 @@ def deep(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if getattr(_local, "deep", False):
+        if not THREADS or getattr(_local, "deep", False):
             return fn(*args, **kwargs)
         box: dict = {}
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .. import budgets
-from ..deep import deep
+from ..deep import THREADS, deep
 from ..syntax.terms import App, Lam, Num, Prim, Proj, Term, Tuple, Var
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type, real_leaves
 
@@ -42,14 +42,20 @@ def _sympy_child(term: Term, point: list, conn, timeout: float) -> None:
     os.dup2(null, 1)
     os.dup2(null, 2)
     try:
-        from .sympy_bridge import sympy_jacobian
-        conn.send(("ok", sympy_jacobian(term, point)))
-    except RecursionError:
-        conn.send(("error", "the expression is too deep for sympy"))
-    except Exception as e:  # any failure means: use another reference
-        conn.send(("error", getattr(e, "message", None) or f"{type(e).__name__}: {e}"))
+        conn.send(_sympy_answer(term, point))
     finally:
         conn.close()
+
+
+def _sympy_answer(term: Term, point: list) -> tuple:
+    """("ok", rows) or ("error", why)."""
+    try:
+        from .sympy_bridge import sympy_jacobian
+        return "ok", sympy_jacobian(term, point)
+    except RecursionError:
+        return "error", "the expression is too deep for sympy"
+    except Exception as e:  # any failure means: use another reference
+        return "error", getattr(e, "message", None) or f"{type(e).__name__}: {e}"
 
 
 class SympyJob:
@@ -60,11 +66,15 @@ class SympyJob:
     def __init__(self, term: Term, point: list, timeout: float = SYMPY_TIMEOUT):
         import time
         budgets.validate(timeout)  # (the child's alarm and the waits take no more)
-        self.timeout, self.proc, self.why = timeout, None, None
+        self.timeout, self.proc, self.why, self.answer = timeout, None, None, None
         self.deadline = time.monotonic() + timeout
         if not isinstance(term, Lam):
             self.why = ("sympy cannot express it: the function is not written as one "
                         "λ-abstraction (helpers or free variables are bound outside it)")
+            return
+        if not THREADS:  # Pyodide (the browser playground) has no processes: sympy runs
+            # here, after the reduction; the page's Stop button bounds it, not the timeout
+            self.answer = (term, list(point))
             return
         methods = multiprocessing.get_all_start_methods()
         # fork: the child has the term already (no pickling of deep terms)
@@ -78,6 +88,9 @@ class SympyJob:
     def result(self):
         """(rows, None) from sympy, or (None, why not)."""
         import time
+        if self.answer is not None:
+            status, value = _sympy_answer(*self.answer)
+            return self._verdict(status, value)
         if self.proc is None:
             return None, self.why
         try:
@@ -89,6 +102,10 @@ class SympyJob:
                 return None, "sympy's process ended without an answer"
         finally:
             self.cancel()
+        return self._verdict(status, value)
+
+    @staticmethod
+    def _verdict(status: str, value):
         if status == "ok":
             return value, None
         return None, f"sympy cannot express it: {value.removeprefix('to_sympy: ')}"

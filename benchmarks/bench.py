@@ -24,6 +24,16 @@ and a nested-derivative family:
 
     nested-sin      d/dx of the reverse-mode derivative of sin∘…∘sin (depth n)
 
+and the shapes users write (issue 26):
+
+    church-cons     the gradient of λ⟨x1…xn⟩. sum (cons x1 (… nil)) w.r.t. the entries
+    church-numeral  d/dx sum (k (λl. cons (x × x) l) nil), k a Church numeral (n = k)
+    nested-order    the n-th derivative of tanh written with exp (n = order: the
+                    ratio column is then the factor per order)
+
+Every Church row also counts the tangent premises (16b, 16c, 18, 19b) that ran
+forward (7J/8J) among all of them, and each family ends with the share.
+
 (``--families church`` selects the four list families.)  For them: the steps of evaluating,
 of the gradient Ω(f) (λz. λw. w) V (the covector), of applying the covector
 to a tangent (a Church list, or 1), steps per element and the ratio of the
@@ -56,7 +66,7 @@ from typing import Callable, Optional
 
 import pullback_calc as pc
 from pullback_calc.syntax import terms
-from pullback_calc.syntax.terms import App, Num, Term, Tuple, size
+from pullback_calc.syntax.terms import App, Jac, Num, Pullback, Term, Tuple, size
 from pullback_calc.testing.extreme import church_sum
 
 # ======================================================================================
@@ -491,6 +501,8 @@ class ChurchCase:
     rule_counts: dict = field(default_factory=dict)
     eval_arith: int = 0   # rule-4 steps (arithmetic) of the evaluation
     grad_arith: int = 0   # … of the gradient (the covector), back-propagation's included
+    forward_premises: int = 0   # tangent premises (16b, 16c, 18, 19b) run forward (7J/8J)
+    tangent_premises: int = 0   # … of all of them
 
     @property
     def steps_per_element(self) -> float:
@@ -530,9 +542,29 @@ def run_church_case(family: str | ChurchFamily, n: int,
     deriv_err = (abs(a.value.value - ref_d) / max(1.0, abs(ref_d))
                  if isinstance(a.value, Num) else float("inf"))
     ok = value_err <= 1e-9 and deriv_err <= 1e-9
+    fwd, tangents = tangent_premises(g.trace)
     return ChurchCase(fam.name, n, r.steps, g.steps, a.steps, eval_s, grad_s, apply_s,
                       value_err, deriv_err, ok, g.rule_counts, r.rule_counts.get("4", 0),
-                      g.rule_counts.get("4", 0))
+                      g.rule_counts.get("4", 0), fwd, tangents)
+
+
+def tangent_premises(trace) -> tuple:
+    """(forward, all): the tangent premises of 16b, 16c, 18 and 19b in a trace,
+    premises of premises included -- a forward one (7J/8J) starts as
+    (J(λp.S)·P) V, one by pullback reductions as Ω(λp.S) ω V P."""
+    fwd = total = 0
+    stack = list(trace)
+    while stack:
+        s = stack.pop()
+        for d in s.premises:
+            t = d.start
+            if d.rule in ("16b", "16c", "18", "19b", "19c", "19m") and isinstance(t, App):
+                if isinstance(t.fun, Jac):
+                    fwd, total = fwd + 1, total + 1
+                elif isinstance(t.fun, App) and isinstance(t.fun.fun, Pullback):
+                    total += 1
+            stack.extend(d.steps)
+    return fwd, total
 
 
 # ======================================================================================
@@ -577,7 +609,8 @@ def fmt_row(c: Case) -> str:
             f"{1e3 * c.eval_s:>9.1f} {c.grad_steps:>8} {1e3 * c.grad_s:>10.1f} "
             f"{c.steps_ratio:>8.2f} {c.time_ratio:>8.1f} {c.steps_per_node:>7.2f} "
             f"{c.us_per_step:>8.1f} {c.repeats:>2} {max(c.value_err, c.grad_err):>8.1e} "
-            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f}{flag}")
+            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f} "
+            f"{c.forward_premises:>4}/{c.tangent_premises:<4}{flag}")
 
 
 def _verdict(e: float) -> str:
@@ -604,21 +637,22 @@ def fmt_fit(name: str, f_all: dict, f_tail: Optional[dict]) -> str:
 
 CHURCH_HEADER = (f"{'n':>6} {'eval st':>8} {'grad st':>9} {'st/elt':>7} {'×2 ratio':>8} "
                  f"{'apply st':>9} {'×2 ratio':>8} {'grad ms':>10} {'apply ms':>9} {'max err':>8} "
-                 f"{'arith e/g':>11} {'ratio':>5}")
+                 f"{'arith e/g':>11} {'ratio':>5} {'fwd/prem':>9}")
 
 
 def fmt_church_row(c: ChurchCase, prev: Optional[ChurchCase]) -> str:
     def ratio(a: int, b: Optional[int]) -> str:
         # the doubling ratio: steps(n) / steps(n/2), only between sizes n/2 and n
         return f"{a / b:>8.3f}" if b else f"{'':>8}"
-    doubled = prev is not None and c.n == 2 * prev.n
+    doubled = prev is not None  # (sizes double, but for orders: the factor per order)
     flag = "" if c.ok else "  WRONG"
     return (f"{c.n:>6} {c.eval_steps:>8} {c.grad_steps:>9} {c.steps_per_element:>7.2f} "
             f"{ratio(c.grad_steps, prev.grad_steps if doubled else None)} {c.apply_steps:>9} "
             f"{ratio(c.apply_steps, prev.apply_steps if doubled else None)} "
             f"{1e3 * c.grad_s:>10.1f} {1e3 * c.apply_s:>9.1f} "
             f"{max(c.value_err, c.deriv_err):>8.1e} "
-            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f}{flag}")
+            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f} "
+            f"{c.forward_premises:>4}/{c.tangent_premises:<4}{flag}")
 
 
 def doubling_ratios(cases: list, attr: str = "grad_steps") -> list:
@@ -1174,6 +1208,10 @@ def run_church_family(nm: str, args, report: dict) -> bool:
           f"gradient/evaluation {worst_a:.2f} <= {CHEAP_GRADIENT_BOUND}: "
           + ("PASS" if cheap else "FAIL"))
     bad = [c for c in cases if not c.ok]
+    fwd = sum(c.forward_premises for c in cases)
+    tot = sum(c.tangent_premises for c in cases)
+    print(f"{pad}  tangent premises run forward (7J/8J): {fwd} of {tot}"
+          + (f" ({100 * fwd / tot:.0f} %)" if tot else ""))
     print(f"{pad}  max error "
           f"{max((max(c.value_err, c.deriv_err) for c in cases), default=0):.1e}"
           + (f" -- WRONG at n = {[c.n for c in bad]}" if bad else " (all correct)"))

@@ -280,9 +280,11 @@ class _Builder:
         y = self.fresh("y")
         body = self.real([y] + scope, depth, funs)
         point = self.real(scope, depth, funs)
-        k = self.pick(("Ω", "Ω", "Ω-let", "J"))
+        k = self.pick(("Ω", "Ω", "Ω-let", "J", "J"))
         if k == "J":
             self.features.add("J-applied")
+            if self.chance(2):  # linear in the outer variables: rule 13's product rule
+                body = f"{self.leaf(scope)} × ({self.real([y], depth, funs)})"
             return f"(J(λ{y}. {body})·({self.leaf(scope)})) ({point})"
         self.features.add("nested-Ω")
         z, w = self.fresh("z"), self.fresh("w")

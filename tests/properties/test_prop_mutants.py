@@ -52,9 +52,44 @@ KILLERS = {
 #: mutants the generated suite does not catch yet (reported, not hidden)
 SURVIVORS: dict = {}
 
+import test_prop_user_programs as user  # noqa: E402
+
+#: mutants whose rule only second derivatives exercise enough
+USER_HIGHER: dict = {}
+
+#: every mutant must also be killed by a property over programs as users write
+#: them (issue 26), with no generator built for the mutant
+USER_KILLERS = {name: ((user.programs(2), user.test_value_and_gradient_reach_the_oracle)
+                       if name not in USER_HIGHER else USER_HIGHER[name])
+                for name in MUTANTS}
+
 SEARCH = settings(max_examples=150, derandomize=True, database=None, deadline=None,
                   phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck),
                   print_blob=False, report_multiple_bugs=False)
+
+
+@pytest.mark.skipif(not os.environ.get("PULLBACK_CALC_MUTATION"),
+                    reason="the mutation run is long: PULLBACK_CALC_MUTATION=1 to run it")
+@pytest.mark.parametrize("name", sorted(USER_KILLERS))
+def test_properties_of_user_programs_kill_the_mutant(name, capsys):
+    """The generator of programs as users write them, with the property it serves,
+    catches every mutant too (issue 26: 13-drop-summand survived such programs)."""
+    strategy, prop = USER_KILLERS[name]
+
+    @SEARCH
+    @given(strategy)
+    def under_mutant(p):
+        prop.hypothesis.inner_test(p)
+
+    with mutant(name):
+        with pytest.raises(BaseException) as caught:
+            under_mutant()
+    assert not isinstance(caught.value, (KeyboardInterrupt, SystemExit))
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "Falsifying example" in notes or "Failing test case" in notes, notes
+    with capsys.disabled():
+        print(f"\n--- mutant {name} killed by {prop.__name__} on a user program:\n"
+              f"{notes[:600]}")
 
 
 def test_every_mutant_is_accounted_for():

@@ -68,8 +68,8 @@ class _Guards:
                 # address space, not resident memory: leave room for the helper thread's
                 # stack (deep.py), malloc's arenas and the mapped libraries
                 from ..budgets import address_space
-                from ..deep import _STACK
-                want = address_space() + int(max_memory * 2 ** 20) + _STACK + 1024 * 2 ** 20
+                from ..deep import STACK_SIZE
+                want = address_space() + int(max_memory * 2 ** 20) + STACK_SIZE + 1024 * 2 ** 20
                 if hard != resource.RLIM_INFINITY:
                     want = min(want, hard)
                 if soft == resource.RLIM_INFINITY or want < soft:

@@ -1,15 +1,22 @@
 """pullback-calc: the differential-form pullback calculus of Mak & Ong, by reduction.
 
-The pipeline, one folder per stage:
+The layers, one folder per stage, each importing only the ones above it here
+(tests/test_layout.py checks):
     syntax/      terms, types, function symbols, parser, printer
     typing/      type inference with the linearity side condition of dual maps
     areduction/  administrative reduction into let series of elementary terms
     reduction/   the numbered rules and the call-by-value stepper
     results/     normal forms, Jacobian rows, the sympy bridge
+    engines/     the other AD engines, measured the same way (and api.py, the AD
+                 front door: grad, vjp, jvp, jacobian)
+    rendering/   traces as text, LaTeX, JSON and HTML; reduction graphs
+    cli/         the command line
+This package loads what a name needs when it is first used.
 """
 __version__ = "0.1.0"
 
 import importlib
+import sys
 
 # Everything is imported on first use (PEP 562), so that ``import pullback_calc.cli``
 # is quick and the command line is guarding against interrupts before the engine
@@ -23,13 +30,14 @@ _LAZY = {
     "apply_covector": ".results.higher", "hessian": ".results.higher",
     "hessian_row": ".results.higher", "strong_normal_form": ".results.higher",
     "JacobianRow": ".results.jacobian", "ReductionResult": ".results.jacobian",
-    "jacobian": ".results.jacobian", "jacobian_row": ".results.jacobian",
+    "Matrix": ".results.jacobian", "jacobian_row": ".results.jacobian",
     "jacobian_rows": ".results.jacobian", "reduce": ".results.jacobian",
     "parse": ".syntax.parser", "parse_type": ".syntax.parser",
     "pretty": ".syntax.printer", "typecheck": ".typing", "budget": ".budgets",
     # the AD front door (api.py)
     **{n: ".api" for n in ("D", "JVP", "VJP", "Backpropagator", "Gradient", "Value",
-                           "backprop", "call", "grad", "grad1", "jvp", "primal", "vjp")},
+                           "backprop", "call", "grad", "grad1", "jacobian", "jvp", "primal",
+                           "vjp")},
     "UnknownFunctionError": ".results.unknown",
     # function symbols registered at run time (registry.py)
     **{n: ".registry" for n in ("Primitive", "RegistrationError", "primitive_scope",
@@ -81,6 +89,28 @@ def to_sympy(f, symbols=None, n=None):
     return _to_sympy(f, symbols=symbols, n=n)
 
 
+def _result_html(result) -> str:
+    from .rendering.html import result_repr_html
+    return result_repr_html(result)
+
+
+def _show_results_in(formatter) -> None:
+    """Make an IPython HTML formatter show reductions and Jacobian rows as the
+    interactive stepper.  By the classes' names: nothing loads until one is shown,
+    and the results (a lower layer) never import the renderers."""
+    for name in ("ReductionResult", "JacobianRow"):
+        formatter.for_type_by_name(f"{__name__}.results.jacobian", name, _result_html)
+
+
+def _in_a_notebook() -> None:
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)()
+    if shell is not None:
+        _show_results_in(shell.display_formatter.formatters["text/html"])
+
+
+_in_a_notebook()
+
 __all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
            "jacobian",
            "hessian_row", "hessian", "apply_covector", "strong_normal_form",
@@ -90,7 +120,7 @@ __all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "type
            "MemoryBudgetExceeded", "budget",
            # the AD front door (api.py)
            "grad", "grad1", "vjp", "D", "jvp", "call", "primal", "backprop", "Gradient", "VJP",
-           "JVP", "Backpropagator", "Value", "UnknownFunctionError", "tape", "Tape",
+           "JVP", "Backpropagator", "Value", "Matrix", "UnknownFunctionError", "tape", "Tape",
            # function symbols registered at run time (registry.py, extras.py)
            "register_primitive", "unregister_primitive", "primitive_scope",
            "registered_primitives", "Primitive", "RegistrationError",

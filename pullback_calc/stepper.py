@@ -55,12 +55,12 @@ class Stepper:
         if self.pos >= n:
             self.say(f"[{n}/{n}] normal form: {self._abbrev(self.value)}")
             return
-        from .rendering.text import _arrow, _two_terms, state_lines
+        from .rendering.text import arrow, state_lines, two_terms
         s = self.trace[self.pos]
         lines = state_lines(self._term_here(), s, self.unicode, self.width)
         room = None if self.width is None else self.width - 4
         lines[0] = f"[{self.pos}/{n}] " + lines[0]
-        lines.append("    " + _two_terms(s.redex, s.contractum, _arrow(self.unicode),
+        lines.append("    " + two_terms(s.redex, s.contractum, arrow(self.unicode),
                                          self.unicode, room, self.color))
         if s.premises:
             lines.append(f"    ({len(s.premises)} premise(s): 'premise' shows them)")

@@ -13,6 +13,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections import deque
 
 import pytest
@@ -135,6 +137,29 @@ def test_trace_view(running):
     assert "57 steps" in result_repr_html(running)
     assert "\\documentclass" in v.to_latex(standalone=True)
     assert json.loads(v.to_json())["steps"] == 57  # every step, premises included
+
+
+def test_results_show_as_the_stepper_in_ipython(running):
+    """The package registers the stepper with IPython's HTML formatter by the
+    classes' names: the results (a lower layer) do not import the renderers."""
+    from IPython.core.formatters import HTMLFormatter
+    f = HTMLFormatter()
+    pc._show_results_in(f)
+    assert f(running) == result_repr_html(running)
+    assert "&lt;!DOCTYPE html&gt;" in f(pc.reduce("(λx. x × x) 3"))
+
+
+def test_a_notebook_shows_results_as_the_stepper():
+    """The route a notebook takes: IPython running, then ``import pullback_calc``."""
+    probe = ("from IPython.core.interactiveshell import InteractiveShell\n"
+             "shell = InteractiveShell.instance()\n"
+             "import pullback_calc as pc\n"
+             "data, _ = shell.display_formatter.format(pc.jacobian_row("
+             "'λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2', [1.5, 2], 0))\n"
+             "print('57 steps' in data['text/html'], 'srcdoc=' in data['text/html'])\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.split() == ["True", "True"], r.stdout + r.stderr
 
 
 def test_trace_view_save(tmp_path, running):

@@ -56,10 +56,10 @@ def check_lines(term, point, tol: float, max_steps: int, jobs: Optional[int] = N
     program or runs out of time — the forward-mode oracle and central
     differences: (lines, all agree, the reference's name)."""
     from ..results import crosscheck as X
-    from ..results.jacobian import _function_type
+    from ..results.rows import function_type
     from .jacobian import reduce_rows
     m = output_count(term, point, source)
-    dom, cod = _function_type(term, len(point))
+    dom, cod = function_type(term, len(point))
     # sympy works in a child process while the rows are reduced here
     job = X.SympyJob(term, point, X.SYMPY_TIMEOUT if timeout is None else timeout)
     try:

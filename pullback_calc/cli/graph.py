@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Sequence
 
 from . import progress
 from .options import (PROG, UsageError, max_steps_args, parse_point, positive_int,
@@ -144,9 +143,3 @@ def _pipe(g, fmt: str, args, result, common) -> bytes:
               f"drawing the graph without premises", file=sys.stderr)
         return G.strategy_graph(result, premises=False, max_steps=args.show_steps,
                                 **common).pipe(fmt)
-
-
-def graph_command(argv: Sequence[str]) -> int:
-    """``pullback-calc graph ARGV…`` (the exit status; errors as one line on stderr)."""
-    from .main import main
-    return main(["graph", *argv])

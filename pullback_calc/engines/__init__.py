@@ -41,18 +41,19 @@ def _module(method: str):
 
 def _as_term(f, point) -> Term:
     """f's term, as the reduction engine reads it (text, a term, a Python function)."""
-    from ..results.jacobian import _as_term as as_term, _points
-    return as_term(f, len(_points(point)))
+    from ..results.jacobian import as_term
+    from ..results.rows import as_point
+    return as_term(f, len(as_point(point)))
 
 
 def _checked(f: Term, point) -> list:
     """The point's reals, after checking that f is a function ℝⁿ → ℝᵐ there
     (the same checks, and messages, as the reduction engine's)."""
-    from ..results.jacobian import _function_type, _leaves, _points
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    n = len(_leaves(dom, "input"))
-    _leaves(cod, "output")
+    from ..results.rows import as_point, coordinate_paths, function_type
+    pt = as_point(point)
+    dom, cod = function_type(f, len(pt))
+    n = len(coordinate_paths(dom, "input"))
+    coordinate_paths(cod, "output")
     if n != len(pt):
         raise JacobianError(f"the function takes {n} real input(s) but the point has "
                             f"{len(pt)} coordinate(s)")

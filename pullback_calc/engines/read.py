@@ -3,7 +3,7 @@
 A value of type ℝ or a tuple of reals gives its reals; a covector on ℝⁿ (type
 σ⋆, σ built from ℝ by products) gives its row -- its values on
 the basis vectors of σ (the reduction engine's normal form is read as
-``results.jacobian.read_row`` reads it).  Any other value is a function the
+``results.rows.read_row`` reads it).  Any other value is a function the
 engines represent differently (a term, a closure, a Python function): kind
 "function", not compared.
 """

@@ -484,10 +484,10 @@ class _Labels:
         of) ``target``, and cut a window around it; None if the printer's internals are
         not what we expect."""
         try:
-            from ..syntax.printer import LAM, _Printer
+            from ..syntax.printer import LAM, Printer
         except ImportError:  # pragma: no cover
             return None
-        printer = _Printer(self.unicode)
+        printer = Printer(self.unicode)
         out: list[str] = []
         n, start, end = 0, None, None
         stack: list = [(root, LAM)]

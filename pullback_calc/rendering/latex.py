@@ -26,8 +26,8 @@ import re
 import unicodedata
 from typing import Iterable, Optional
 
-from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, folding,
-                              folding_env, folds, show_num)
+from ..syntax.printer import (APP, ATOM, LAM, SUM, Printer, folding, folding_env, folds,
+                              infix_precedence, show_num)
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
@@ -35,7 +35,7 @@ from ..reduction.gcpause import paused
 from .text import PHASES, cap_steps, omitted_note, select_steps, ticker, walk
 
 __all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
-           "context_to_latex"]
+           "context_to_latex", "FUNCTIONS"]
 
 _GREEK = {
     "alpha": r"\alpha", "beta": r"\beta", "gamma": r"\gamma", "delta": r"\delta",
@@ -150,13 +150,14 @@ def type_to_latex(t: Type) -> str:
     return go(t, 0)
 
 
-_FUNCTIONS = {"sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "exp": r"\exp", "log": r"\log",
-              "tanh": r"\tanh"}
+# function symbols spelt as LaTeX operators (registry.py adds the registered ones)
+FUNCTIONS = {"sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "exp": r"\exp", "log": r"\log",
+             "tanh": r"\tanh"}
 _OPS = {"add": "+", "sub": "-", "mul": r"\times", "div": "/", "neg": "-"}
 _COMMA = r",\allowbreak\, "
 
 
-class _TeXPrinter(_Printer):
+class _TeXPrinter(Printer):
     """The pretty printer's layout with LaTeX pieces (same precedences)."""
 
     def __init__(self):
@@ -206,9 +207,9 @@ class _TeXPrinter(_Printer):
         raise TypeError(f"not a term: {type(t).__name__}")
 
     def prim(self, t: Prim) -> list:
-        p = _infix(t)
+        p = infix_precedence(t)
         if p is None:
-            name = _FUNCTIONS.get(t.op, r"\mathrm{" + tex_escape(t.op) + "}")
+            name = FUNCTIONS.get(t.op, r"\mathrm{" + tex_escape(t.op) + "}")
             return [name + "(", *self.seq(t.args, LAM, _COMMA), ")"]
         if len(t.args) == 1:
             return ["-", self.operand(t.args[0], p + 1)]

@@ -43,7 +43,7 @@ _LAZY = {
     **{n: ".registry" for n in ("Primitive", "RegistrationError", "primitive_scope",
                                 "register_primitive", "registered_primitives",
                                 "unregister_primitive")},
-    "Tape": ".results.tape", "tape": ".results.tape",
+    "Tape": ".results.wengert", "tape": ".results.wengert",
     # Python functions traced into terms (tracing.py)
     **{n: ".tracing" for n in ("TraceError", "cos", "exp", "log", "sin", "sqrt", "tan",
                                "tanh", "trace")},

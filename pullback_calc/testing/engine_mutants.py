@@ -13,7 +13,7 @@ __all__ = ["ENGINE_MUTANTS"]
 
 
 def _tape_rules():
-    from ..engines.tape import RULES
+    from ..engines.tape_ad import RULES
     return RULES
 
 

@@ -27,7 +27,7 @@ import unicodedata
 from typing import Iterable, Optional
 
 from ..syntax.printer import (APP, ATOM, LAM, SUM, Printer, folding, folding_env, folds,
-                              infix_precedence, show_num)
+                              infix_precedence, prints_as_let, show_num)
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
@@ -183,7 +183,7 @@ class _TeXPrinter(Printer):
             return [r"\mathbf{0}"]
         if isinstance(t, Lam):
             return [r"\lambda ", *self.binder(t), r".\allowbreak\, ", (t.body, LAM)]
-        if isinstance(t, App) and isinstance(t.fun, Lam):
+        if isinstance(t, App) and prints_as_let(t):
             return [r"\mathbf{let}\ ", *self.binder(t.fun), " = ", (t.arg, LAM),
                     r"\allowbreak\ \mathbf{in}\ ", (t.fun.body, LAM)]
         if isinstance(t, App):

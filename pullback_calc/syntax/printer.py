@@ -1,7 +1,8 @@
 """Pretty printer: the inverse of the parser, with minimal parentheses.
 
 ``parse(pretty(t, unicode=u)) == t`` for every term and both spellings.
-``(λq.S) P`` is printed as ``let q = P in S``.  Pieces go into one list that
+``(λq.S) P`` is printed as ``let q = P in S`` (``as_written``, for messages:
+unless the user wrote it as an application -- the parser marks it).  Pieces go into one list that
 is joined once, so printing is linear; an explicit stack replaces recursion,
 so 10,000-deep terms print without touching the recursion limit.
 """
@@ -13,12 +14,12 @@ import math
 from typing import Optional
 
 from . import prims
-from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero)
+from .terms import (WRITTEN_APP, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
+                    Tuple, Var, Zero)
 from .types import Type, show_type
 
 __all__ = ["pretty", "pretty_type", "show_num", "folding_env", "folding", "folds", "Printer",
-           "precedence", "infix_precedence"]
+           "precedence", "infix_precedence", "prints_as_let", "as_written"]
 
 # Precedence of what a node prints as; a context asks for at least some level.
 LAM, SUM, NEG, APP, PREFIX, ATOM = 0, 1, 30, 50, 60, 70
@@ -58,9 +59,15 @@ def _prec_prim(t: Term) -> int:
     return ATOM if p is None else p
 
 
+def prints_as_let(t: App) -> bool:
+    """Does the application print as ``let q = P in S``?  A β-redex ``(λq.S) P``
+    does -- in a message (``as_written``) unless the user wrote it as one."""
+    return t.fun.__class__ is Lam and not (t._flags & WRITTEN_APP and _WRITTEN.get())
+
+
 _PREC = {  # by the node's class: renderers ask for every node they print
     Lam: lambda t: LAM,
-    App: lambda t: LAM if t.fun.__class__ is Lam else APP,
+    App: lambda t: LAM if prints_as_let(t) else APP,
     Sum: lambda t: SUM,
     Num: lambda t: NEG if _is_neg(t) else ATOM,
     Prim: _prec_prim,
@@ -169,7 +176,7 @@ class Printer:
         return [self.sym("λ", "\\"), *self.binder(t), ". ", (t.body, LAM)]
 
     def _app(self, t: App) -> list:
-        if t.fun.__class__ is Lam:  # let q = P in S
+        if prints_as_let(t):  # let q = P in S
             return ["let ", *self.binder(t.fun), " = ", (t.arg, LAM), " in ", (t.fun.body, LAM)]
         return [(t.fun, APP), " ", (t.arg, ATOM)]
 
@@ -206,6 +213,21 @@ _NODE = {  # how each class of node prints (a table, as the rules are)
     Pullback: lambda p, t: [p.sym("Ω(", "pullback("), (t.fun, LAM), ") ", (t.form, ATOM)],
     Prim: lambda p, t: p.prim(t),
 }
+
+
+# Messages quote terms as the user wrote them: a β-redex written (λx. S) P stays one.
+# Not traces: the reduction rebuilds nodes without the parser's mark, and a term
+# would change its spelling from one step to the next.
+_WRITTEN = contextvars.ContextVar("pullback_calc_as_written", default=False)
+
+
+def as_written(t: Term, unicode: bool = True) -> str:
+    """``pretty(t)`` for a message: β-redexes the user wrote print as applications."""
+    token = _WRITTEN.set(True)
+    try:
+        return pretty(t, unicode)
+    finally:
+        _WRITTEN.reset(token)
 
 
 def pretty(t: Term, unicode: bool = True) -> str:

@@ -64,6 +64,7 @@ FRESH = 1 << 9       # an A-name's λ: its variable occurs nowhere else (anf.a_n
 GROUND_K, GROUND = 1 << 10, 1 << 11    # ω at a ground value (rules._ground_functional)
 HASLAZY_K, HASLAZY = 1 << 12, 1 << 13  # holds a lazy node (delayed.has_lazy)
 DERIVATIVE = 1 << 14  # a derivative term (engines/evaluator.py's role)
+WRITTEN_APP = 1 << 15  # (λq.S) P written so, not as let (parser.py): printed as written
 
 
 class Term:

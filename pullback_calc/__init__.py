@@ -28,7 +28,8 @@ _LAZY = {
     "TimeBudgetExceeded": ".errors", "MemoryBudgetExceeded": ".errors",
     "DEFAULT_MAX_STEPS": ".reduction.machine",
     "apply_covector": ".results.higher", "hessian": ".results.higher",
-    "hessian_row": ".results.higher", "strong_normal_form": ".results.higher",
+    "hessian_row": ".results.higher", "hessian_rows": ".results.higher",
+    "strong_normal_form": ".results.higher",
     "JacobianRow": ".results.jacobian", "ReductionResult": ".results.jacobian",
     "Matrix": ".results.jacobian", "jacobian_row": ".results.jacobian",
     "jacobian_rows": ".results.jacobian", "reduce": ".results.jacobian",
@@ -113,7 +114,7 @@ _in_a_notebook()
 
 __all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
            "jacobian",
-           "hessian_row", "hessian", "apply_covector", "strong_normal_form",
+           "hessian_row", "hessian_rows", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
            "StepBudgetExceeded", "JacobianError", "BudgetExceeded", "TimeBudgetExceeded",

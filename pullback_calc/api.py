@@ -168,8 +168,9 @@ class Backpropagator:
         out_paths = real_leaves(self.output)
         s = _flat(sensitivity, "the output sensitivity")
         if len(s) != len(out_paths):
-            raise JacobianError(f"the output sensitivity has {len(s)} component(s) but the "
-                                f"output has {len(out_paths)} (it must conform to the output)")
+            raise JacobianError(f"the cotangent (output sensitivity) has {len(s)} component(s) "
+                                f"but the output has {len(out_paths)} (it must conform to the "
+                                f"output)")
         w = Var("w")
         parts = []
         for c, path in zip(s, out_paths):

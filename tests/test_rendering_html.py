@@ -131,7 +131,8 @@ def test_trace_view(running):
     assert isinstance(v, TraceView) and len(v) == 52  # the main derivation's steps
     html = v._repr_html_()
     assert html.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in html
-    assert "[420.0, 350.0]" in v.title and "52 steps" in repr(v)  # (57 with premises)
+    assert "[420.0, 350.0]" in v.title  # the count reduce gives, and the main derivation's:
+    assert "57 steps (52 in the main derivation)>" in repr(v)
     assert "<TraceView" in repr(view(running.trace))
     assert "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx" in result_repr_html(running)
     assert "57 steps" in result_repr_html(running)

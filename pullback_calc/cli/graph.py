@@ -3,13 +3,11 @@ builds them; this module only reads the options, reduces and writes the file).""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from . import progress
-from .options import (PROG, UsageError, max_steps_args, parse_point, positive_int,
-                      source_args)
-from .show import settle
+from .options import UsageError, max_steps_args, parse_point, positive_int, source_args
+from .show import note, settle
 from .source import Source, output_count
 
 FORMATS = ("dot", "svg", "png", "pdf")  # rendering.graph.FORMATS (tests check they agree)
@@ -139,7 +137,7 @@ def _pipe(g, fmt: str, args, result, common) -> bytes:
         if "init_rank" not in str(e) or args.full or args.whole or args.no_premises:
             raise
         # dot cannot rank some premise-cluster layouts: draw without them
-        print(f"{PROG}: note: graphviz could not lay out the premise clusters; "
-              f"drawing the graph without premises", file=sys.stderr)
+        note([f"note: graphviz could not lay out the premise clusters; drawing the graph "
+              f"without premises"])
         return G.strategy_graph(result, premises=False, max_steps=args.show_steps,
                                 **common).pipe(fmt)

@@ -172,9 +172,10 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
             args.source = None
             if sys.stdout is None:
                 return _fail("standard output is closed: nowhere to write the output", 1)
-            from . import progress
+            from . import progress, show
             progress.configure(args)
-            bad = _mutant_from_environment()
+            show.configure(args)
+            bad = _mutant_from_environment()  # (said even under -q: the results are broken)
             if bad is not None:
                 return _fail(bad, 2)
             status = args.run(args, sys.stdout)

@@ -36,7 +36,7 @@ from ..syntax.printer import folding_env
 from .table import TermTable
 from .text import PHASES, bounded, cap_steps, omitted_note, rule_doc, select_steps, ticker
 
-__all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
+__all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html", "SUFFIXES"]
 
 
 @lru_cache(maxsize=1)
@@ -178,6 +178,11 @@ def _iframe(page: str, height: int) -> str:
             f'title="pullback-calc trace"></iframe>')
 
 
+#: the trace formats a file's suffix names (``TraceView.save``, ``pullback-calc trace -o``)
+SUFFIXES = {".txt": "text", ".text": "text", ".tex": "latex", ".latex": "latex",
+            ".json": "json", ".html": "html", ".htm": "html"}
+
+
 class TraceView:
     """A trace that shows itself: the stepper in Jupyter (``_repr_html_``, in
     an iframe so that its styles and keys stay its own), text elsewhere.
@@ -217,8 +222,8 @@ class TraceView:
     def save(self, path) -> None:
         from pathlib import Path
         p = Path(path)
-        render = {".txt": self.to_text, ".tex": lambda: self.to_latex(standalone=True),
-                  ".json": self.to_json, ".html": self.to_html}.get(p.suffix.lower())
+        render = {"text": self.to_text, "latex": lambda: self.to_latex(standalone=True),
+                  "json": self.to_json, "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower()))
         if render is None:
             raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
         p.write_text(render(), encoding="utf-8")
@@ -230,7 +235,10 @@ class TraceView:
         lines = self.to_text(width=100).splitlines()
         more = len(lines) - 20
         body = "\n".join(lines[:20]) + (f"\n… ({more} more lines)" if more > 0 else "")
-        return f"<TraceView {self.title!r}: {len(self.trace)} steps>\n{body}"
+        from .text import count_steps
+        n, top = count_steps(self.trace), len(self.trace)
+        steps = f"{n} steps" if n == top else f"{n} steps ({top} in the main derivation)"
+        return f"<TraceView {self.title!r}: {steps}>\n{body}"
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(repr(self))

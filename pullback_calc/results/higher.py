@@ -59,17 +59,26 @@ def _hessian_task(f: Term, pt: list, task: tuple) -> JacobianRow:
 
 
 @deep
+def hessian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
+                 record: bool = False, workers: Optional[int] = None) -> list:
+    """``hessian_row`` for each of ``rows`` (default: every row), as a list of
+    ``JacobianRow``; ``workers=N`` reduces the rows in N processes (the same rows,
+    steps and traces), as ``jacobian_rows``."""
+    from .parallel import map_rows
+    pt = as_point(point)
+    f = as_term(f, len(pt))
+    _scalar_function(f, len(pt))
+    rows = range(len(pt)) if rows is None else rows
+    return map_rows(_hessian_task, f, pt, [(i, max_steps, record) for i in rows], workers)
+
+
+@deep
 def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
             record: bool = False, workers: Optional[int] = None) -> Matrix:
     """All rows of the Hessian: a ``Matrix`` (a list of rows; ``.artefact`` each
     row's ``JacobianRow``, with its trace when ``record=True``); ``workers=N``
     reduces the rows in N processes (the same rows, steps and traces)."""
-    from .parallel import map_rows
-    pt = as_point(point)
-    f = as_term(f, len(pt))
-    _scalar_function(f, len(pt))
-    out = map_rows(_hessian_task, f, pt, [(i, max_steps, record) for i in range(len(pt))],
-                   workers)
+    out = hessian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers)
     return Matrix([r.row for r in out], "pullback", None, out)
 
 

@@ -3,6 +3,7 @@
 The layers, one folder per stage, each importing only the ones above it here
 (tests/test_layout.py checks):
     syntax/      terms, types, function symbols, parser, printer
+    semantics/   the independent denotational evaluator (the oracle)
     typing/      type inference with the linearity side condition of dual maps
     areduction/  administrative reduction into let series of elementary terms
     reduction/   the numbered rules and the call-by-value stepper

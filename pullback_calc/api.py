@@ -33,7 +33,7 @@ from typing import Any, Optional, Union
 from .errors import JacobianError
 from .reduction.machine import DEFAULT_MAX_STEPS, Machine
 from .results import unknown as U
-from .results.jacobian import Matrix, jacobian_row, jacobian_rows
+from .results.jacobian import Matrix, as_term, jacobian_row, jacobian_rows
 from .results.rows import (as_point, coordinate_functional, coordinate_paths, function_type,
                            point_term, without_lets)
 from .syntax import prims
@@ -61,19 +61,12 @@ def as_function(f: FunctionLike, arity: Optional[int] = None) -> Term:
     """The term of ``f``: parsed text, a term as it is, ``λx. f(x)`` for the name
     of a function symbol, or a Python function traced into a term (``arity``
     real arguments; default: its number of parameters)."""
-    if isinstance(f, Term):
-        return f
-    if isinstance(f, str):
-        name = f.strip()
-        if name in prims.ARITY:
-            return _eta(name)
-        from .syntax.parser import parse
-        return parse(f)
-    if callable(f):
-        from .tracing import trace
-        return trace(f, arity)
-    raise JacobianError(f"expected a function (its text, a term, a function symbol's name or "
-                        f"a Python function), got {type(f).__name__}")
+    if isinstance(f, str) and f.strip() in prims.ARITY:
+        return _eta(f.strip())
+    if not isinstance(f, (str, Term)) and not callable(f):
+        raise JacobianError(f"expected a function (its text, a term, a function symbol's name "
+                            f"or a Python function), got {type(f).__name__}")
+    return as_term(f, arity)
 
 
 def _point_args(point: tuple) -> list[float]:

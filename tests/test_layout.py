@@ -1,8 +1,8 @@
 """The layout: the layers read top-down, no module imports itself round a cycle, and
 private names stay inside their package.
 
-The layers, lowest first: syntax → typing → areduction → reduction → results →
-engines → api → rendering → cli.  A module of one may use a module of an earlier one,
+The layers, lowest first: syntax → semantics (the oracle) → typing → areduction →
+reduction → results → engines → api → rendering → cli.  A module of one may use a module of an earlier one,
 directly or through the support modules (errors, budgets, deep, tracing, registry,
 testing, …), never one of a later one.  Between modules -- within a package too --
 there is no import cycle.  The command line (``pullback_calc/cli/``) and the renderers
@@ -197,8 +197,8 @@ def test_one_module_per_subcommand():
 
 # ---- the layers, and no cycle between modules ------------------------------------------------
 
-LAYERS = ("syntax", "typing", "areduction", "reduction", "results", "engines", "api",
-          "rendering", "cli")
+LAYERS = ("syntax", "semantics", "typing", "areduction", "reduction", "results", "engines",
+          "api", "rendering", "cli")
 
 
 def _layer(module: str):

@@ -27,12 +27,12 @@ import unicodedata
 from typing import Iterable, Optional
 
 from ..syntax.printer import (APP, ATOM, LAM, SUM, Printer, folding, folding_env, folds,
-                              infix_precedence, prints_as_let, show_num)
+                              infix_precedence, precedence, prints_as_let, show_num)
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
 from ..reduction.gcpause import paused
-from .text import PHASES, cap_steps, omitted_note, select_steps, ticker, walk
+from .text import PHASES, cap_steps, frame_parts, omitted_note, select_steps, ticker, walk
 
 __all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
            "context_to_latex", "FUNCTIONS"]
@@ -315,25 +315,39 @@ def _prologue() -> list[str]:
     ]
 
 
-_TEX_SPECIAL = {"{": r"\{", "}": r"\}", "_": r"\_", "^": r"\hat{}", "&": r"\&", "%": r"\%",
-                "#": r"\#", "$": r"\$", "\\": r"\backslash ", "~": r"\sim ", " ": r"\ \allowbreak "}
-
-
-def _text_math(s: str) -> str:
-    """Printed (Unicode) term text as math-mode ASCII TeX, character by character,
-    spaces kept (for context excerpts, which are text cut at token boundaries)."""
-    return "".join(_TEX_SPECIAL.get(c, c) if c.isascii() else _char(c, True) for c in s)
-
-
 def context_to_latex(step, max_term: Optional[int] = 60, frames: int = 3,
                      sibling: int = 16) -> str:
     """The redex in (the innermost frames of) its evaluation context, in math
-    mode, the redex boxed: ``\\dots \\langle V, \\fbox{$redex$}, P\\rangle``."""
-    from .text import context_around
-    left, right, more = context_around(step, True, frames, sibling)
+    mode, the redex boxed: ``\\dots \\langle V, \\fbox{$redex$}, P\\rangle``.
+    Typeset as the terms are (the frames are the TeX printer's pieces, as
+    ``text.context_around`` takes the pretty printer's), siblings abbreviated to
+    about ``sibling`` characters."""
+    left: list[str] = []
+    right: list[str] = []
+    inner, ctx, k = step.redex, getattr(step, "ctx", None), 0
+    while ctx is not None and k < frames:
+        got = frame_parts(ctx, False, _PRINTER)
+        if got is None:
+            break
+        lp, rp, need = got
+        lp, rp = [_sibling(x, sibling) for x in lp], [_sibling(x, sibling) for x in rp]
+        if need is not None and precedence(inner) < need:
+            lp, rp = lp + ["("], [")"] + rp
+        left, right = lp + left, right + rp
+        inner, ctx, k = ctx.node, ctx.parent, k + 1
     redex = term_to_latex(step.redex, max_term)
-    return ((r"\dots\ " if more else "") + _text_math(left) + r"\fbox{$" + redex + "$}"
-            + _text_math(right))
+    return ((r"\dots\ " if ctx is not None else "") + "".join(left) + r"\fbox{$" + redex
+            + "$}" + "".join(right))
+
+
+def _sibling(x, limit: int) -> str:
+    """A piece of a frame: TeX as it is, or a child printed within about ``limit``
+    characters (in parentheses if it binds looser than its place needs)."""
+    if isinstance(x, str):
+        return x
+    t, need = x
+    s = term_to_latex(t, limit)
+    return f"({s})" if need is not None and precedence(t) < need else s
 
 
 def step_to_latex(step, max_term: Optional[int] = 60) -> str:

@@ -18,7 +18,7 @@ from itertools import islice
 from typing import Iterable, Iterator, Optional
 
 from ..reduction.gcpause import paused
-from ..syntax.printer import LAM, folding, folding_env, folds, precedence, pretty
+from ..syntax.printer import folding, folding_env, folds, precedence, pretty
 from ..syntax.terms import Dual, Jac, Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
@@ -443,22 +443,27 @@ def rule_doc(label: str) -> str:
 
 # ---- the context around a redex --------------------------------------------------------------
 
-def frame_parts(frame, unicode: bool) -> Optional[tuple[list, list, Optional[int]]]:
+def frame_parts(frame, unicode: bool,
+                printer=None) -> Optional[tuple[list, list, Optional[int]]]:
     """(pieces left of the hole, pieces right of it, precedence needed at the hole)
     of one frame of an evaluation context: strings and the other children as
     ``(term, need)`` (``need`` None: a pattern), or None if the hole cannot be
     found.  The frame's own node prints unfolded (a folded tuple would hide the
-    item the hole is in); its other children are printed by the caller."""
-    printer, _ = _printer(unicode)
+    item the hole is in); its other children are printed by the caller.
+    ``printer``: the pretty printer's layout by default, or one with its
+    precedences and other pieces (LaTeX's)."""
+    if printer is None:
+        printer, _ = _printer(unicode)
     if printer is None:  # pragma: no cover
         return None
     node, kind = frame.node, frame.kind
     hole = frame.hole()
     if folding():
         if folds_at_hole(frame):  # ⟨…, □⟩: what folding shows of the tuple
-            return [printer.sym("⟨…, ", "<..., ")], [printer.sym("⟩", ">")], LAM
+            opening, (_, need), *closing = printer.node(node)
+            return [opening], closing, need
         with folding_env(False):  # ⟨□, c⟩ folded would hide the hole
-            return frame_parts(frame, unicode)
+            return frame_parts(frame, unicode, printer)
     parts = list(printer.node(node))
     if kind in ("a-root", "dual-body"):  # the hole is the body of a λ inside the node
         lam = node.lam if isinstance(node, (Jac, Dual)) else node.fun

@@ -311,6 +311,34 @@ def test_browser_steps_through_the_running_example(open_page, running, tmp_path)
     expect(page.locator(".row.current .r")).to_have_text("(pb)")
 
 
+def test_browser_n_and_p_follow_the_current_rule(browser, tmp_path, running):
+    """Issue 29: opened at #step-36 (a rule-5 step), n went to step 0 -- the menu's
+    first rule, not the current one."""
+    fives = [s.index for s in running.trace if s.rule == "5"]
+    assert running.trace[36].rule == "5" and 36 in fives[1:-1]
+    path = tmp_path / "running.html"
+    path.write_text(trace_to_html(running.trace, title="running"), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 760})
+    try:
+        page.goto(path.as_uri() + "#step-36")
+        page.wait_for_function("() => window.pcStepper !== undefined")
+        at(page, 36)
+        expect(page.locator("#rule-select option:checked")).to_have_text(starts("(5)"))
+        page.keyboard.press("n")
+        at(page, fives[fives.index(36) + 1])
+        page.keyboard.press("p")
+        at(page, 36)
+        page.keyboard.press("p")
+        at(page, fives[fives.index(36) - 1])
+        page.keyboard.press("Home")  # the rule of step 0 now: n goes to its next step
+        at(page, 0)
+        first = running.trace[0].rule
+        page.keyboard.press("n")
+        at(page, next(s.index for s in running.trace[1:] if s.rule == first))
+    finally:
+        page.close()
+
+
 def test_browser_expands_a_premise(open_page):
     r = pc.reduce(PREMISE)
     page, _ = open_page(trace_to_html(r.trace, title="premise"))

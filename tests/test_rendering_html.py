@@ -70,7 +70,7 @@ def test_page_is_self_contained(running):
 def test_script_breakout_is_escaped():
     r = pc.reduce("(λx. x) 1")
     page = trace_to_html(r.trace, title="</script><b>", term=pc.parse("(λx. x) 1"))
-    assert page.count("</script>") == 2  # the data block's and the program's
+    assert page.count("</script>") == 3  # the term printer's, the data block's, the program's
     doc = trace_data(r.trace, term=pc.parse("1 + 1"), unicode=False)
     assert doc["term"] == "1 + 1"
 

@@ -39,9 +39,20 @@ from .text import PHASES, bounded, cap_steps, omitted_note, rule_doc, select_ste
 __all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html", "SUFFIXES"]
 
 
-@lru_cache(maxsize=1)
-def _template() -> str:
-    return resources.files(__package__).joinpath("static/stepper.html").read_text("utf-8")
+@lru_cache(maxsize=4)
+def _static(name: str) -> str:
+    return resources.files(__package__).joinpath(f"static/{name}").read_text("utf-8")
+
+
+def page(template: str, title: str, data: str) -> str:
+    """The page ``static/<template>`` with its title, the shared term printer
+    (``static/terms.js``) and its embedded data (``embed``) put in their places
+    (the template has them in that order)."""
+    head, rest = _static(template).split("/*TITLE*/", 1)
+    middle, rest = rest.split("/*TERMS*/", 1)
+    before, after = rest.split("/*DATA*/", 1)
+    return "".join((head, _html.escape(title), middle, _static("terms.js"), before, data,
+                    after))
 
 
 def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
@@ -138,7 +149,8 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
     return doc
 
 
-def _embed(doc: dict) -> str:
+def embed(doc: dict) -> str:
+    """``doc`` as compact JSON to put inside a page's ``<script>`` element."""
     # inside <script>: '<' only occurs in strings, where \u003c means the same
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
@@ -162,12 +174,9 @@ def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=Non
                          max_term=max_term, context=context, phases=phases, rules=rules,
                          every=every, fold=fold, premises=premises, show_steps=show_steps,
                          progress=progress)
-        text = _embed(doc)
+        text = embed(doc)
         del doc  # freed by reference counting, before the collector runs again
-    page = _template()
-    head, rest = page.split("/*TITLE*/", 1)
-    before, after = rest.split("/*DATA*/", 1)
-    return "".join((head, _html.escape(title), before, text, after))
+    return page("stepper.html", title, text)
 
 
 # ---- notebooks -----------------------------------------------------------------------------

@@ -15,7 +15,9 @@ everything with a deliberately broken rule (``python -m
 pullback_calc.testing.mutants`` lists them).
 """
 import os
+import shutil
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from pullback_calc.testing.mutants import install_from_environment
@@ -43,3 +45,32 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         from pullback_calc.testing.coverage import SESSION
         terminalreporter.write_sep("=", "rule coverage (tests/properties)")
         terminalreporter.write_line(SESSION.table())
+
+
+# ---- a browser for the pages' tests (test_rendering_html.py, test_rendering_explorer.py) ----
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by Playwright (which downloads no browser); the tests
+    using it skip without either, except in CI (.ci/run installs both)."""
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "playwright is not installed (pip install -e '.[test,browser]')"
+    if missing is None and not shutil.which("chromium") and not os.path.exists(CHROMIUM):
+        missing = "chromium is not installed (apt-get install chromium)"
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(missing + ": .ci/run installs it")
+        pytest.skip(missing)
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

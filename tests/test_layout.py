@@ -190,9 +190,9 @@ def test_one_module_per_subcommand():
     assert DEFAULT_MAX_STEPS == MACHINE
     names = build_parser()._subparsers._group_actions[0].choices
     assert sorted(names) == sorted(m.__name__.rpartition(".")[2] for m in SUBCOMMANDS)
-    from pullback_calc.cli.graph import FORMATS
+    from pullback_calc.cli.graph import GRAPHVIZ
     from pullback_calc.rendering.graph import FORMATS as RENDERED
-    assert FORMATS == RENDERED
+    assert GRAPHVIZ == RENDERED
 
 
 # ---- the layers, and no cycle between modules ------------------------------------------------

@@ -10,9 +10,7 @@ event, which the browser fires in a later task than the click, so an immediate
 ``count()`` raced it (issue 15).  Checks of invariants (at most so many rows)
 come after ``settled(page)``, which waits for pending animation frames."""
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
 from collections import deque
@@ -29,9 +27,6 @@ from pullback_calc.syntax.printer import folding_env
 
 F = "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2"
 PREMISE = "(J(λx. λy. x × y)·1) 2"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="module")
@@ -190,26 +185,6 @@ except ImportError:  # the browser fixture skips (or fails in CI) before expect 
     expect = None
 else:
     expect.set_options(timeout=15_000)  # generous under load; a pass returns at once
-
-
-@pytest.fixture(scope="module")
-def browser():
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = "playwright is not installed (pip install -e '.[test,browser]')"
-    if missing is None and not shutil.which("chromium") and not os.path.exists(CHROMIUM):
-        missing = "chromium is not installed (apt-get install chromium)"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(missing + ": .ci/run installs it")
-        pytest.skip(missing)
-    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import open_in
 
 import pullback_calc as pc
 from pullback_calc.cli import main
@@ -119,14 +120,7 @@ def open_graph(browser, tmp_path):
     def load(html: str):
         path = tmp_path / f"graph{len(pages)}.html"
         path.write_text(html, encoding="utf-8")
-        page = browser.new_page(viewport={"width": 1400, "height": 800})
-        errors: list = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("request", lambda r: errors.append("request " + r.url)
-                if not r.url.startswith(("file:", "data:", "about:")) else None)
-        page.goto(path.as_uri())
-        page.wait_for_function("() => window.pcGraph !== undefined")
+        page, errors = open_in(browser, path, "window.pcGraph !== undefined", 1400, 800)
         pages.append((page, errors))
         return page
 

@@ -16,6 +16,7 @@ import sys
 from collections import deque
 
 import pytest
+from conftest import open_in
 
 import pullback_calc as pc
 from pullback_calc.cli import main
@@ -194,15 +195,8 @@ def open_page(browser, tmp_path):
     def load(html: str, name: str = "page"):
         path = tmp_path / f"{name}.html"
         path.write_text(html, encoding="utf-8")
-        page = browser.new_page(viewport={"width": 1280, "height": 760})
-        errors: list = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("request", lambda r: errors.append("request " + r.url)
-                if not r.url.startswith(("file:", "data:", "about:")) else None)
-        page.goto(path.as_uri())
         # the script publishes window.pcStepper once it has built the page and shown step 0
-        page.wait_for_function("() => window.pcStepper !== undefined")
+        page, errors = open_in(browser, path, "window.pcStepper !== undefined")
         pages.append((page, errors))
         return page, errors
 

@@ -2,9 +2,8 @@
 (one reduction per row)."""
 from __future__ import annotations
 
-from .jacobian import reduce_rows, write_rows
-from .options import (jobs_args, json_trace_options, max_steps_args, parse_point, row,
-                      source_args, terms_arg, width_args)
+from .jacobian import reduce_rows, rows_args, write_rows
+from .options import json_trace_options
 from .show import fmt_point
 from .source import Source, output_count
 
@@ -18,18 +17,7 @@ def add(sub) -> None:
                                    "pullback along a term that holds a pullback itself "
                                    "(reverse over reverse, rules 17–19), one reduction per "
                                    "row.")
-    source_args(p)
-    p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
-                   help="the point V, e.g. 2,3 or \"[2, 3]\" or -1,2")
-    p.add_argument("--row", type=row, metavar="I", help="only row I (counting from 0)")
-    p.add_argument("--trace", action="store_true", help="print each row's reduction trace")
-    p.add_argument("--json", action="store_true",
-                   help="print {point, rows, steps} as JSON (as jacobian --json)")
-    terms_arg(p)
-    p.add_argument("--ascii", action="store_true", help="print ASCII spellings only")
-    width_args(p)
-    max_steps_args(p)
-    jobs_args(p)
+    rows_args(p, "I")
     p.set_defaults(run=run)
 
 

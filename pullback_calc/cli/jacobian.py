@@ -16,10 +16,17 @@ def add(sub) -> None:
                        allow_abbrev=False,
                        description="Row p of the Jacobian is the normal form of "
                                    "Ω(f) (λz. λw. πₚ w) V, one reduction per row.")
+    rows_args(p, "P")
+    unknown_args(p)
+    p.set_defaults(run=run)
+
+
+def rows_args(p, name: str) -> None:
+    """The options of a command that prints rows, one reduction each (jacobian, hessian)."""
     source_args(p)
     p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
                    help="the point V, e.g. 1.5,2 or \"[1.5, 2]\" or -1,2")
-    p.add_argument("--row", type=int, metavar="P", help="only row P (counting from 0)")
+    p.add_argument("--row", type=int, metavar=name, help=f"only row {name} (counting from 0)")
     p.add_argument("--trace", action="store_true", help="print each row's reduction trace")
     p.add_argument("--json", action="store_true", help="print {point, rows, steps} as JSON")
     terms_arg(p)
@@ -27,9 +34,7 @@ def add(sub) -> None:
     width_args(p)
     max_steps_args(p)
     jobs_args(p)
-    unknown_args(p)
     verify_args(p)
-    p.set_defaults(run=run)
 
 
 def reduce_rows(term, point, ps: list, jobs=None, by=None, **options) -> list:

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from . import progress
-from .grad import common, json_out, trace_lines
-from .options import json_trace_options, parse_point, unknown_args
+from .grad import common, json_out, trace_lines, typed_term
+from .options import parse_point, unknown_args
 from .show import fmt_point, json_num, json_trace
-from .source import Source
 
 
 def add(sub) -> None:
@@ -36,10 +35,7 @@ def json_value(v):
 
 def run(args, out) -> int:
     from .. import jvp
-    json_trace_options(args)
-    args.source = source = Source(args)
-    term = source.term()
-    source.typecheck(term)
+    term = typed_term(args)
     with progress.reduction():
         r = jvp(term, args.at, args.tangent, max_steps=args.max_steps,
                 record=args.trace or False, on_unknown=args.unknown)

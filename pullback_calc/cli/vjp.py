@@ -3,11 +3,10 @@ mode, ``pullback_calc.vjp``)."""
 from __future__ import annotations
 
 from . import progress
-from .grad import common, json_out
+from .grad import common, json_out, typed_term
 from .jvp import json_value, show_value
-from .options import UsageError, json_trace_options, parse_point, unknown_args
+from .options import UsageError, parse_point, unknown_args
 from .show import fmt_point, fmt_row, json_num, json_trace
-from .source import Source
 
 
 def add(sub) -> None:
@@ -32,10 +31,7 @@ def add(sub) -> None:
 def run(args, out) -> int:
     from .. import vjp
     from ..syntax.types import real_leaves
-    json_trace_options(args)
-    args.source = source = Source(args)
-    term = source.term()
-    source.typecheck(term)
+    term = typed_term(args)
     with progress.reduction():
         v = vjp(term, args.at, max_steps=args.max_steps, record=args.trace,
                 on_unknown=args.unknown)

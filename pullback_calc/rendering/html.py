@@ -44,15 +44,20 @@ def _static(name: str) -> str:
     return resources.files(__package__).joinpath(f"static/{name}").read_text("utf-8")
 
 
+_HEAD = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+         '<meta name="generator" content="pullback-calc">\n<title>{title}</title>\n<style>\n')
+
+
 def page(template: str, title: str, data: str) -> str:
-    """The page ``static/<template>`` with its title, the shared term printer
-    (``static/terms.js``) and its embedded data (``embed``) put in their places
-    (the template has them in that order)."""
-    head, rest = _static(template).split("/*TITLE*/", 1)
-    middle, rest = rest.split("/*TERMS*/", 1)
-    before, after = rest.split("/*DATA*/", 1)
-    return "".join((head, _html.escape(title), middle, _static("terms.js"), before, data,
-                    after))
+    """One self-contained page: the head and the styles every page shares
+    (``static/page.css``), then ``static/<template>`` -- its own styles and body --
+    with the shared term printer (``static/terms.js``) and its data (``embed``) in
+    their places (``/*TERMS*/``, then ``/*DATA*/``)."""
+    before, rest = _static(template).split("/*TERMS*/", 1)
+    middle, after = rest.split("/*DATA*/", 1)
+    return "".join((_HEAD.format(title=_html.escape(title)), _static("page.css"), before,
+                    _static("terms.js"), middle, data, after))
 
 
 def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,

@@ -155,6 +155,7 @@ class Backpropagator:
     on_unknown: str = "error"
     max_steps: int = DEFAULT_MAX_STEPS
     record: bool = True
+    verify: bool = False
 
     def functional(self, sensitivity) -> Term:
         """λw. Σ sᵢ × πᵢ w, the covector on the output for the sensitivity s."""
@@ -176,7 +177,7 @@ class Backpropagator:
 
     def __call__(self, sensitivity=1.0) -> Gradient:
         term = Dual(self.dual_map, self.functional(sensitivity))
-        m = Machine(max_steps=self.max_steps, record=self.record)
+        m = Machine(max_steps=self.max_steps, record=self.record, verify=_verifier(self.verify))
         value, trace = m.reduce(term)
         row = U.read_row(value, list(self.in_paths), self.unknown, self.on_unknown)
         return Gradient(tuple(row), m.steps_taken, trace, value, term, dict(m.rule_counts))
@@ -347,12 +348,13 @@ def call(f: FunctionLike, *point, max_steps: int = DEFAULT_MAX_STEPS,
 
 
 def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-        on_unknown: str = "error") -> VJP:
+        on_unknown: str = "error", verify: bool = False) -> VJP:
     """``(primal, backpropagator)`` of f : ℝⁿ → ℝᵐ at ``point`` from one
     reduction of ``Ω(f) ω V`` with ω a free 1-form (the tangent premises'
     device, papers/calculus.md §5.9): the normal form ``(λp̂. M)⋆ (ω S̄)``
     gives the primal ``S̄`` and the map the backpropagator pulls output
-    sensitivities back along (by rule 5, one reduction per call)."""
+    sensitivities back along (by rule 5, one reduction per call).  ``verify=True``
+    checks every step of both with the oracle (``reduce``)."""
     U.check_policy(on_unknown)
     pt = as_point(point)
     f = as_function(f, len(pt))
@@ -360,7 +362,7 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
     unknown = U.unknown_functions(f)
     omega = Var(fresh("omega"))
     term = App(Pullback(_lambda(f), omega), point_term(dom, pt))
-    m = Machine(max_steps=max_steps, record=record)
+    m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify))
     value, trace = m.reduce(term)
     nf, value = value, without_lets(value)  # (lets it keeps at an open program's point)
     if isinstance(value, Zero):
@@ -378,8 +380,17 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
         raise JacobianError(f"the pullback along a free 1-form did not reach the form "
                             f"(λp̂. M)⋆ (ω S̄): {value}")
     out = _read_value(primal_term, cod, unknown, "error", "the primal output")
-    bp = Backpropagator(dual_map, cod, tuple(in_paths), unknown, on_unknown, max_steps, record)
+    bp = Backpropagator(dual_map, cod, tuple(in_paths), unknown, on_unknown, max_steps, record,
+                        verify)
     return VJP(out, bp, m.steps_taken, trace, term, nf)
+
+
+def _verifier(verify: bool):
+    """The step checker of ``verify=True`` (``results.verify``), or None."""
+    if not verify:
+        return None
+    from .results.verify import Verifier
+    return Verifier()
 
 
 def _pattern_of(dom: Type) -> Term:

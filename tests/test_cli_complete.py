@@ -97,6 +97,21 @@ def test_hessian_errors(capsys):
     assert code == 2 and "--terms table shapes a JSON trace: add --json --trace" in err
 
 
+def test_vjp_and_hessian_verify_every_step(capsys):
+    """--verify, as grad and jacobian have it: a broken rule is caught at its step."""
+    from pullback_calc.testing.mutants import mutant
+    with mutant("15-swap-partials"):
+        code, out, _ = run(capsys, "vjp", "-e", "λ⟨x, y⟩. x × y + x", "--at", "2,5")
+        assert code == 0 and "[3, 5]" in out  # wrong ([6, 2]), and nothing says so
+        code, _, err = run(capsys, "vjp", "-e", "λ⟨x, y⟩. x × y + x", "--at", "2,5",
+                           "--verify")
+        assert code == 1 and "--verify: step 10, rule 15, changed the meaning" in err
+        code, _, err = run(capsys, "hessian", "-e", CUBIC, "--at", "2,3", "--verify")
+        assert code == 1 and "rule 15, changed the meaning" in err
+    code, out, _ = run(capsys, "hessian", "-e", CUBIC, "--at", "2,3", "--verify")
+    assert code == 0 and "row 1: [4, 0]" in out
+
+
 def test_the_new_commands_through_the_console_script():
     """The documented route: ``pullback-calc hessian -e 'λ⟨x, y⟩. x × x × y' --at 2,3``."""
     for argv, want in ((["hessian", "-e", CUBIC, "--at", "2,3"], "row 1: [4, 0]"),

@@ -29,6 +29,6 @@ def run(args, out) -> int:
     output_count(term, args.at, source)  # a function, closed up to the declarations
     ps = [args.row] if args.row is not None else list(range(len(args.at)))
     got = reduce_rows(term, args.at, ps, args.jobs, by=hessian_rows, max_steps=args.max_steps,
-                      record=args.trace)
+                      record=args.trace, verify=args.verify)
     return write_rows(list(zip(ps, got)), args, out,
                       f"Hessian at {fmt_point(args.at)}, by nested pullbacks:")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import progress
 from .grad import common, json_out, typed_term
 from .jvp import json_value, show_value
-from .options import UsageError, parse_point, unknown_args
+from .options import UsageError, parse_point, unknown_args, verify_args
 from .show import fmt_point, fmt_row, json_num, json_trace
 
 
@@ -25,6 +25,7 @@ def add(sub) -> None:
                         "f)")
     common(p)
     unknown_args(p)
+    verify_args(p)
     p.set_defaults(run=run)
 
 
@@ -34,7 +35,7 @@ def run(args, out) -> int:
     term = typed_term(args)
     with progress.reduction():
         v = vjp(term, args.at, max_steps=args.max_steps, record=args.trace,
-                on_unknown=args.unknown)
+                on_unknown=args.unknown, verify=args.verify)
         outputs = len(real_leaves(v.backprop.output))
         if args.cotangent is None and outputs != 1:
             raise UsageError(f"f has {outputs} outputs: give the cotangent, --cotangent "

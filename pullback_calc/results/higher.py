@@ -42,25 +42,29 @@ def _scalar_function(f: Term, n: int) -> None:
 
 @deep
 def hessian_row(f: Union[str, Term], point, i: int,
-                max_steps: int = DEFAULT_MAX_STEPS, record: bool = True) -> JacobianRow:
+                max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
+                verify: bool = False) -> JacobianRow:
     """Row i (from 0) of the Hessian of f at ``point``, by nested pullbacks
-    (``record=False``: no trace kept, as for ``jacobian_row``)."""
+    (``record=False``: no trace kept, ``verify``: every step checked by the oracle,
+    as for ``jacobian_row``)."""
     pt = as_point(point)
     f = as_term(f, len(pt))
     _scalar_function(f, len(pt))
     if not 0 <= i < len(pt):
         raise JacobianError(f"row {i} does not exist: the Hessian has {len(pt)} rows")
-    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps, record=record)
+    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps, record=record,
+                        verify=verify)
 
 
 def _hessian_task(f: Term, pt: list, task: tuple) -> JacobianRow:
-    i, max_steps, record = task
-    return hessian_row(f, pt, i, max_steps=max_steps, record=record)
+    i, max_steps, record, verify = task
+    return hessian_row(f, pt, i, max_steps=max_steps, record=record, verify=verify)
 
 
 @deep
 def hessian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
-                 record: bool = False, workers: Optional[int] = None) -> list:
+                 record: bool = False, workers: Optional[int] = None,
+                 verify: bool = False) -> list:
     """``hessian_row`` for each of ``rows`` (default: every row), as a list of
     ``JacobianRow``; ``workers=N`` reduces the rows in N processes (the same rows,
     steps and traces), as ``jacobian_rows``."""
@@ -69,16 +73,20 @@ def hessian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT
     f = as_term(f, len(pt))
     _scalar_function(f, len(pt))
     rows = range(len(pt)) if rows is None else rows
-    return map_rows(_hessian_task, f, pt, [(i, max_steps, record) for i in rows], workers)
+    return map_rows(_hessian_task, f, pt, [(i, max_steps, record, verify) for i in rows],
+                    workers)
 
 
 @deep
 def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
-            record: bool = False, workers: Optional[int] = None) -> Matrix:
+            record: bool = False, workers: Optional[int] = None,
+            verify: bool = False) -> Matrix:
     """All rows of the Hessian: a ``Matrix`` (a list of rows; ``.artefact`` each
     row's ``JacobianRow``, with its trace when ``record=True``); ``workers=N``
-    reduces the rows in N processes (the same rows, steps and traces)."""
-    out = hessian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers)
+    reduces the rows in N processes (the same rows, steps and traces); ``verify``
+    as for ``jacobian_row``."""
+    out = hessian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
+                       verify=verify)
     return Matrix([r.row for r in out], "pullback", None, out)
 
 

@@ -17,7 +17,8 @@ This package loads what a name needs when it is first used.
 __version__ = "0.1.0"
 
 import importlib
-import sys
+
+from . import display
 
 # Everything is imported on first use (PEP 562), so that ``import pullback_calc.cli``
 # is quick and the command line is guarding against interrupts before the engine
@@ -96,22 +97,9 @@ def _result_html(result) -> str:
     return result_repr_html(result)
 
 
-def _show_results_in(formatter) -> None:
-    """Make an IPython HTML formatter show reductions and Jacobian rows as the
-    interactive stepper.  By the classes' names: nothing loads until one is shown,
-    and the results (a lower layer) never import the renderers."""
-    for name in ("ReductionResult", "JacobianRow"):
-        formatter.for_type_by_name(f"{__name__}.results.jacobian", name, _result_html)
-
-
-def _in_a_notebook() -> None:
-    ipython = sys.modules.get("IPython")
-    shell = getattr(ipython, "get_ipython", lambda: None)()
-    if shell is not None:
-        _show_results_in(shell.display_formatter.formatters["text/html"])
-
-
-_in_a_notebook()
+# results show as the stepper in a notebook (display.py: the results, a lower layer than
+# the renderers, do not import them; nothing loads until a result is shown)
+display.html = _result_html
 
 __all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
            "jacobian",

@@ -76,16 +76,19 @@ def browser():
         b.close()
 
 
-def open_in(browser, path, ready: str, width: int = 1280, height: int = 760):
-    """(page, errors): the file ``path`` opened in a new page, once the script says it is
-    ``ready`` (a JS expression); ``errors`` collects script errors and any request off
-    the page (it must load nothing)."""
-    page = browser.new_page(viewport={"width": width, "height": height})
-    errors: list = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("request", lambda r: errors.append("request " + r.url)
-            if not r.url.startswith(("file:", "data:", "about:")) else None)
-    page.goto(path.as_uri())
-    page.wait_for_function(f"() => {ready}")
-    return page, errors
+@pytest.fixture
+def open_in(browser):
+    """``open_in(path, ready)`` -> (page, errors): the file ``path`` opened in a new
+    page, once the script says it is ``ready`` (a JS expression); ``errors`` collects
+    script errors and any request off the page (it must load nothing)."""
+    def load(path, ready: str, width: int = 1280, height: int = 760):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        errors: list = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("request", lambda r: errors.append("request " + r.url)
+                if not r.url.startswith(("file:", "data:", "about:")) else None)
+        page.goto(path.as_uri())
+        page.wait_for_function(f"() => {ready}")
+        return page, errors
+    return load

@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import open_in
 
 import pullback_calc as pc
 from pullback_calc.cli import main
@@ -114,13 +113,13 @@ else:
 
 
 @pytest.fixture
-def open_graph(browser, tmp_path):
+def open_graph(open_in, tmp_path):
     pages = []
 
     def load(html: str):
         path = tmp_path / f"graph{len(pages)}.html"
         path.write_text(html, encoding="utf-8")
-        page, errors = open_in(browser, path, "window.pcGraph !== undefined", 1400, 800)
+        page, errors = open_in(path, "window.pcGraph !== undefined", 1400, 800)
         pages.append((page, errors))
         return page
 

@@ -16,7 +16,6 @@ import sys
 from collections import deque
 
 import pytest
-from conftest import open_in
 
 import pullback_calc as pc
 from pullback_calc.cli import main
@@ -136,14 +135,13 @@ def test_trace_view(running):
     assert json.loads(v.to_json())["steps"] == 57  # every step, premises included
 
 
-def test_results_show_as_the_stepper_in_ipython(running):
-    """The package registers the stepper with IPython's HTML formatter by the
-    classes' names: the results (a lower layer) do not import the renderers."""
+def test_results_show_as_the_stepper_in_a_notebook(running):
+    """``_repr_html_``, which any notebook front end calls: the results (a lower layer)
+    reach the renderer through pullback_calc.display, set by the package."""
     from IPython.core.formatters import HTMLFormatter
-    f = HTMLFormatter()
-    pc._show_results_in(f)
-    assert f(running) == result_repr_html(running)
-    assert "&lt;!DOCTYPE html&gt;" in f(pc.reduce("(λx. x × x) 3"))
+    assert running._repr_html_() == result_repr_html(running)
+    assert HTMLFormatter()(running) == result_repr_html(running)  # as IPython asks for it
+    assert "&lt;!DOCTYPE html&gt;" in pc.reduce("(λx. x × x) 3")._repr_html_()
 
 
 def test_a_notebook_shows_results_as_the_stepper():
@@ -189,14 +187,14 @@ else:
 
 
 @pytest.fixture
-def open_page(browser, tmp_path):
+def open_page(open_in, tmp_path):
     pages = []
 
     def load(html: str, name: str = "page"):
         path = tmp_path / f"{name}.html"
         path.write_text(html, encoding="utf-8")
         # the script publishes window.pcStepper once it has built the page and shown step 0
-        page, errors = open_in(browser, path, "window.pcStepper !== undefined")
+        page, errors = open_in(path, "window.pcStepper !== undefined")
         pages.append((page, errors))
         return page, errors
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
+from .. import display
 from ..budgets import budget
 from ..deep import deep
 from ..errors import JacobianError
@@ -23,9 +24,6 @@ from . import unknown as U
 from .rows import (as_point, coordinate_functional, coordinate_paths, function_type,
                    point_term, read_row)
 
-
-# In a notebook these show as the HTML stepper: the package registers the renderer with
-# IPython by these classes' names (pullback_calc/__init__.py), the core does not import it.
 
 @dataclass
 class ReductionResult:
@@ -42,6 +40,9 @@ class ReductionResult:
         """True if ``value`` is the state after ``stop_after`` steps, not a normal form."""
         return self.next_step is not None
 
+    def _repr_html_(self) -> Optional[str]:  # notebooks: the interactive stepper
+        return display.html_of(self)
+
 
 @dataclass
 class JacobianRow:
@@ -51,6 +52,9 @@ class JacobianRow:
     covector: Term = field(repr=False, default=None)
     term: Term = field(repr=False, default=None)
     rule_counts: dict = field(default_factory=dict, repr=False)
+
+    def _repr_html_(self) -> Optional[str]:  # notebooks: the interactive stepper
+        return display.html_of(self)
 
 
 class Matrix(list):

@@ -1,4 +1,4 @@
-"""The AD user's front door: grad, grad1, vjp / D, jvp -- every answer by reduction.
+"""The AD user's front door: grad, grad1, vjp / D, jvp, jacobian -- every answer by reduction.
 
 These are the one-call forms users of rackpropagator (``grad``, ``grad1``,
 ``D``, ``D+``, ``primal``/``backprop``), Yota (``grad``) and JAX (``grad``,
@@ -14,7 +14,9 @@ These are the one-call forms users of rackpropagator (``grad``, ``grad1``,
                            reduces ``(λp̂. M)⋆ (λw. s·w)`` by rule 5 for each output
                            sensitivity ``s``;
 * ``jvp(f, point, t)``     the normal form of ``⟨f V, (J(f)·t) V⟩``: forward mode
-                           by the Jacobian rules 9–20.
+                           by the Jacobian rules 9–20;
+* ``jacobian(f, point)``   every row, one reduction of ``Ω(f) (λz. e_p*) V`` per
+                           output p (or by another engine: ``method=``).
 
 ``f`` may be concrete syntax, a term, the name of a function symbol
 (``"cos"`` is ``λx. cos(x)``) or a Python function over floats (traced into a
@@ -31,16 +33,17 @@ from typing import Any, Optional, Union
 from .errors import JacobianError
 from .reduction.machine import DEFAULT_MAX_STEPS, Machine
 from .results import unknown as U
-from .results.jacobian import (_coordinate_functional, _function_type, _leaves, _point_term,
-                               _points, jacobian_row, without_lets)
+from .results.jacobian import Matrix, as_term, jacobian_row, jacobian_rows
+from .results.rows import (as_point, coordinate_functional, coordinate_paths, function_type,
+                           point_term, without_lets)
 from .syntax import prims
 from .syntax.subst import fv
 from .syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Pullback, Sum, Term, Tuple, Var,
                            Zero, direction_pattern, fresh, tup)
 from .syntax.types import Prod, Real, Type, real_leaves
 
-__all__ = ["Gradient", "VJP", "Backpropagator", "JVP", "Value", "as_function", "grad", "grad1",
-           "vjp", "D", "jvp", "call", "primal", "backprop"]
+__all__ = ["Gradient", "VJP", "Backpropagator", "JVP", "Value", "as_function",
+           "grad", "grad1", "vjp", "D", "jvp", "jacobian", "call", "primal", "backprop"]
 
 FunctionLike = Union[str, Term, Any]  # text, a term, a primitive's name or a Python function
 
@@ -58,26 +61,19 @@ def as_function(f: FunctionLike, arity: Optional[int] = None) -> Term:
     """The term of ``f``: parsed text, a term as it is, ``λx. f(x)`` for the name
     of a function symbol, or a Python function traced into a term (``arity``
     real arguments; default: its number of parameters)."""
-    if isinstance(f, Term):
-        return f
-    if isinstance(f, str):
-        name = f.strip()
-        if name in prims.ARITY:
-            return _eta(name)
-        from .syntax.parser import parse
-        return parse(f)
-    if callable(f):
-        from .tracing import trace
-        return trace(f, arity)
-    raise JacobianError(f"expected a function (its text, a term, a function symbol's name or "
-                        f"a Python function), got {type(f).__name__}")
+    if isinstance(f, str) and f.strip() in prims.ARITY:
+        return _eta(f.strip())
+    if not isinstance(f, (str, Term)) and not callable(f):
+        raise JacobianError(f"expected a function (its text, a term, a function symbol's name "
+                            f"or a Python function), got {type(f).__name__}")
+    return as_term(f, arity)
 
 
 def _point_args(point: tuple) -> list[float]:
     """``grad(f, 2, 3)`` and ``grad(f, [2, 3])`` both mean the point (2, 3)."""
     if len(point) == 1 and not isinstance(point[0], (int, float)):
-        return _points(point[0])
-    return _points(list(point))
+        return as_point(point[0])
+    return as_point(list(point))
 
 
 def _lambda(f: Term) -> Lam:
@@ -89,8 +85,8 @@ def _lambda(f: Term) -> Lam:
 
 
 def _shape(f: Term, n: int) -> tuple[Type, Type, list, list]:
-    dom, cod = _function_type(f, n)
-    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
+    dom, cod = function_type(f, n)
+    in_paths, out_paths = coordinate_paths(dom, "input"), coordinate_paths(cod, "output")
     if len(in_paths) != n:
         raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
                             f"has {n} coordinate(s)")
@@ -159,27 +155,29 @@ class Backpropagator:
     on_unknown: str = "error"
     max_steps: int = DEFAULT_MAX_STEPS
     record: bool = True
+    verify: bool = False
 
     def functional(self, sensitivity) -> Term:
         """λw. Σ sᵢ × πᵢ w, the covector on the output for the sensitivity s."""
         out_paths = real_leaves(self.output)
         s = _flat(sensitivity, "the output sensitivity")
         if len(s) != len(out_paths):
-            raise JacobianError(f"the output sensitivity has {len(s)} component(s) but the "
-                                f"output has {len(out_paths)} (it must conform to the output)")
+            raise JacobianError(f"the cotangent (output sensitivity) has {len(s)} component(s) "
+                                f"but the output has {len(out_paths)} (it must conform to the "
+                                f"output)")
         w = Var("w")
         parts = []
         for c, path in zip(s, out_paths):
             if c == 0.0:
                 continue
-            coord = _coordinate_functional(self.output, path).body
+            coord = coordinate_functional(self.output, path).body
             parts.append(coord if c == 1.0 else Prim("mul", (Num(c), coord)))
         body = Zero() if not parts else parts[0] if len(parts) == 1 else Sum(tuple(parts))
         return Lam(w, body)
 
     def __call__(self, sensitivity=1.0) -> Gradient:
         term = Dual(self.dual_map, self.functional(sensitivity))
-        m = Machine(max_steps=self.max_steps, record=self.record)
+        m = Machine(max_steps=self.max_steps, record=self.record, verify=_verifier(self.verify))
         value, trace = m.reduce(term)
         row = U.read_row(value, list(self.in_paths), self.unknown, self.on_unknown)
         return Gradient(tuple(row), m.steps_taken, trace, value, term, dict(m.rule_counts))
@@ -287,12 +285,46 @@ def grad(f: FunctionLike, *point, max_steps: int = DEFAULT_MAX_STEPS, record: bo
     return Gradient(tuple(r.row), r.steps, r.trace, r.covector, r.term, r.rule_counts)
 
 
+def jacobian(f: FunctionLike, point, max_steps: int = DEFAULT_MAX_STEPS, record: bool = False,
+             workers: Optional[int] = None, on_unknown: str = "error",
+             method: Optional[str] = None, timeout: Optional[float] = None,
+             max_memory: Optional[float] = None, verify: bool = False) -> Matrix:
+    """All rows of the Jacobian of f : ℝⁿ → ℝᵐ at ``point``, one reverse-mode
+    reduction per output: a ``Matrix`` (a list of rows, with ``.engine``,
+    ``.costs`` and ``.artefact``).  ``record=True`` keeps each row's trace (in
+    ``.artefact``'s ``JacobianRow`` s; by default none is kept: the rows do not need
+    it); ``workers=N`` reduces the rows in N processes; ``on_unknown`` as for
+    ``jacobian_row``.  ``method="pullback" | "ps" | "forward" | "tape"`` runs that
+    engine instead (``pullback_calc.engines``; "pullback" is the same reduction,
+    with its traces recorded and its costs counted) and fills in ``.costs``.
+    ``timeout``/``max_memory`` bound either (``budgets.py``); ``verify=True`` checks
+    every step of the reduction with the oracle (``reduce``)."""
+    f = as_function(f, len(as_point(point)))
+    if method is None:
+        rows = jacobian_rows(f, point, None, max_steps=max_steps, record=record,
+                             workers=workers, on_unknown=on_unknown, timeout=timeout,
+                             max_memory=max_memory, verify=verify)
+        return Matrix([r.row for r in rows], "pullback", None, rows)
+    ignored = [name for name, given in (("record", record), ("workers", workers),
+                                        ("on_unknown", on_unknown != "error"),
+                                        ("verify", verify)) if given]
+    if ignored:
+        raise JacobianError(f"method={method!r} does not take {', '.join(ignored)} (they are "
+                            f"options of the default reduction, without method=)")
+    from .budgets import budget
+    from .engines import jacobian as by_engine
+    options = {"max_steps": max_steps} if method == "pullback" else {}
+    with budget(timeout, max_memory):
+        r = by_engine(f, point, method, **options)
+    return Matrix(r.rows, r.engine, r.costs, r.artefact)
+
+
 def grad1(f: FunctionLike) -> Lam:
     """The derivative of f : ℝ → ℝ as a *term*, ``λx. Ω(f) (λz. λw. w) x 1``
     (rackpropagator's ``grad1``): it can be differentiated again --
     ``grad1(grad1("cos"))`` -- and is evaluated by reduction (``call``)."""
     f = as_function(f, 1)
-    dom, cod = _function_type(f, 1)
+    dom, cod = function_type(f, 1)
     if not (isinstance(dom, Real) and isinstance(cod, Real)):
         raise JacobianError(f"grad1 needs a function ℝ → ℝ, got one of type {dom} → {cod}; "
                             f"use grad for functions of several inputs")
@@ -308,7 +340,7 @@ def call(f: FunctionLike, *point, max_steps: int = DEFAULT_MAX_STEPS,
     pt = _point_args(point)
     f = as_function(f, len(pt))
     dom, cod, _, _ = _shape(f, len(pt))
-    term = App(f, _point_term(dom, pt))
+    term = App(f, point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=record)
     value, trace = m.reduce(term)
     out = _read_value(value, cod, U.unknown_functions(f), "error", "the value")
@@ -316,20 +348,21 @@ def call(f: FunctionLike, *point, max_steps: int = DEFAULT_MAX_STEPS,
 
 
 def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-        on_unknown: str = "error") -> VJP:
+        on_unknown: str = "error", verify: bool = False) -> VJP:
     """``(primal, backpropagator)`` of f : ℝⁿ → ℝᵐ at ``point`` from one
     reduction of ``Ω(f) ω V`` with ω a free 1-form (the tangent premises'
     device, papers/calculus.md §5.9): the normal form ``(λp̂. M)⋆ (ω S̄)``
     gives the primal ``S̄`` and the map the backpropagator pulls output
-    sensitivities back along (by rule 5, one reduction per call)."""
+    sensitivities back along (by rule 5, one reduction per call).  ``verify=True``
+    checks every step of both with the oracle (``reduce``)."""
     U.check_policy(on_unknown)
-    pt = _points(point)
+    pt = as_point(point)
     f = as_function(f, len(pt))
     dom, cod, in_paths, _ = _shape(f, len(pt))
     unknown = U.unknown_functions(f)
     omega = Var(fresh("omega"))
-    term = App(Pullback(_lambda(f), omega), _point_term(dom, pt))
-    m = Machine(max_steps=max_steps, record=record)
+    term = App(Pullback(_lambda(f), omega), point_term(dom, pt))
+    m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify))
     value, trace = m.reduce(term)
     nf, value = value, without_lets(value)  # (lets it keeps at an open program's point)
     if isinstance(value, Zero):
@@ -347,8 +380,17 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
         raise JacobianError(f"the pullback along a free 1-form did not reach the form "
                             f"(λp̂. M)⋆ (ω S̄): {value}")
     out = _read_value(primal_term, cod, unknown, "error", "the primal output")
-    bp = Backpropagator(dual_map, cod, tuple(in_paths), unknown, on_unknown, max_steps, record)
+    bp = Backpropagator(dual_map, cod, tuple(in_paths), unknown, on_unknown, max_steps, record,
+                        verify)
     return VJP(out, bp, m.steps_taken, trace, term, nf)
+
+
+def _verifier(verify: bool):
+    """The step checker of ``verify=True`` (``results.verify``), or None."""
+    if not verify:
+        return None
+    from .results.verify import Verifier
+    return Verifier()
 
 
 def _pattern_of(dom: Type) -> Term:
@@ -372,15 +414,15 @@ def jvp(f: FunctionLike, point, tangent, *, max_steps: int = DEFAULT_MAX_STEPS,
     form of ``⟨f V, (J(f)·t) V⟩`` -- the calculus' own Jacobian, forward mode
     (rules 9–20, and 7J/8J for let series)."""
     U.check_policy(on_unknown)
-    pt = _points(point)
+    pt = as_point(point)
     f = as_function(f, len(pt))
     dom, cod, _, _ = _shape(f, len(pt))
     t = _flat(tangent, "the tangent")
     if len(t) != len(pt):
         raise JacobianError(f"the tangent has {len(t)} component(s) but the point has {len(pt)}")
-    V = _point_term(dom, pt)
+    V = point_term(dom, pt)
     lam = _lambda(f)
-    term = Tuple((App(lam, V), App(Jac(lam, _point_term(dom, t)), V)))
+    term = Tuple((App(lam, V), App(Jac(lam, point_term(dom, t)), V)))
     m = Machine(max_steps=max_steps, record=record)
     value, trace = m.reduce(term)
     unknown = U.unknown_functions(f)

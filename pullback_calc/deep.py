@@ -1,22 +1,55 @@
 """Run deeply recursive work (10,000-deep terms) without hitting the limit.
 
-The engine's recursive functions run in a worker thread with a large stack
-and a raised recursion limit; iterative code is used where it is no harder.
+The engine's entry points run in a worker thread with a large stack and, while
+one runs, a raised recursion limit -- the caller's limit is back when it returns
+(the limit is one for the whole process: a user's own code, their Hypothesis
+tests, must not inherit ours).  Iterative code is used where it is no harder.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import threading
 
 from . import budgets
 
-_STACK = 512 * 1024 * 1024
-_LIMIT = 400_000
+#: the worker thread's stack (cli/main.py leaves room for it under --max-memory)
+STACK_SIZE = 512 * 1024 * 1024
+#: the recursion limit while a deep call runs (tests lower it, to find recursion)
+RECURSION_LIMIT = 400_000
 _local = threading.local()
 #: Pyodide (the browser playground) and WASI have no threads: the work runs inline there,
 #: under the interpreter's own recursion limit (its stack is the browser's)
 THREADS = sys.platform not in ("emscripten", "wasi")
+_lock = threading.Lock()
+_running = 0      # deep calls running now, in any thread
+_restore = None   # (the caller's limit, the limit set) while they run
+
+
+@contextlib.contextmanager
+def _raised_limit():
+    """The recursion limit at least RECURSION_LIMIT while any deep call runs, then
+    the caller's again -- unless someone changed it meanwhile (theirs is kept)."""
+    global _running, _restore
+    with _lock:
+        if _running == 0:
+            before = sys.getrecursionlimit()
+            _restore = None
+            if before < RECURSION_LIMIT:
+                sys.setrecursionlimit(RECURSION_LIMIT)
+                _restore = (before, RECURSION_LIMIT)
+        _running += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _running -= 1
+            if _running == 0 and _restore is not None:
+                before, ours = _restore
+                if sys.getrecursionlimit() == ours:
+                    sys.setrecursionlimit(before)
+                _restore = None
 
 
 def deep(fn):
@@ -35,23 +68,22 @@ def deep(fn):
             except BaseException as e:  # re-raised in the caller's thread
                 box["error"] = e
 
-        if sys.getrecursionlimit() < _LIMIT:
-            sys.setrecursionlimit(_LIMIT)
-        old = threading.stack_size()
-        threading.stack_size(_STACK)
-        budgets.stop(False)
-        try:
-            # a daemon: an interrupted program exits without waiting for it
-            t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
-            t.start()
-        finally:
-            threading.stack_size(old)
-        try:
-            while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
-                t.join(0.05)
-        except BaseException:  # KeyboardInterrupt, a timer's budget error, …
-            budgets.stop(True)  # the reduction in the thread stops at its next check
-            raise
+        with _raised_limit():
+            old = threading.stack_size()
+            threading.stack_size(STACK_SIZE)
+            budgets.stop(False)
+            try:
+                # a daemon: an interrupted program exits without waiting for it
+                t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
+                t.start()
+            finally:
+                threading.stack_size(old)
+            try:
+                while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
+                    t.join(0.05)
+            except BaseException:  # KeyboardInterrupt, a timer's budget error, …
+                budgets.stop(True)  # the reduction in the thread stops at its next check
+                raise
         if "error" in box:
             raise box["error"].with_traceback(box["error"].__traceback__)
         return box["value"]

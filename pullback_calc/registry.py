@@ -210,15 +210,15 @@ def register_primitive(name: str, arity: int, evaluate: Callable[..., float],
     prims.PRIMS = tuple(prims.ARITY)
     from .results import sympy_bridge
     from .semantics import oracle
-    oracle._FLOAT[name] = prims.EVAL[name]
-    oracle._DERIV[name] = _oracle_derivatives(parts)
+    oracle.FLOATS[name] = prims.EVAL[name]
+    oracle.DERIVATIVES[name] = _oracle_derivatives(parts)
     if sympy is not None:
         sympy_bridge.SYMPY[name] = sympy
         if isinstance(sympy, type) and arity == 1:
-            sympy_bridge._FUNCS[sympy] = name
+            sympy_bridge.FROM_SYMPY[sympy] = name
     if latex is not None:
         from .rendering import latex as L
-        L._FUNCTIONS[name] = latex
+        L.FUNCTIONS[name] = latex
     GENERATORS[name] = generate or (lambda *args: Prim(name, tuple(args)))
     _REGISTERED[name] = prim
     return prim
@@ -254,11 +254,11 @@ def unregister_primitive(name: str) -> None:
     from .rendering import latex as L
     from .semantics import oracle
     for table in (prims.ARITY, prims.SPELLING, prims.EVAL, prims.PARTIALS, prims.LINEARITY,
-                  oracle._FLOAT, oracle._DERIV, sympy_bridge.SYMPY, GENERATORS, L._FUNCTIONS):
+                  oracle.FLOATS, oracle.DERIVATIVES, sympy_bridge.SYMPY, GENERATORS, L.FUNCTIONS):
         table.pop(name, None)
-    for cls, n in list(sympy_bridge._FUNCS.items()):
+    for cls, n in list(sympy_bridge.FROM_SYMPY.items()):
         if n == name:
-            del sympy_bridge._FUNCS[cls]
+            del sympy_bridge.FROM_SYMPY[cls]
     prims.PRIMS = tuple(prims.ARITY)
 
 

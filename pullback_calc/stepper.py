@@ -55,12 +55,12 @@ class Stepper:
         if self.pos >= n:
             self.say(f"[{n}/{n}] normal form: {self._abbrev(self.value)}")
             return
-        from .rendering.text import _arrow, _two_terms, state_lines
+        from .rendering.text import arrow, state_lines, two_terms
         s = self.trace[self.pos]
         lines = state_lines(self._term_here(), s, self.unicode, self.width)
         room = None if self.width is None else self.width - 4
         lines[0] = f"[{self.pos}/{n}] " + lines[0]
-        lines.append("    " + _two_terms(s.redex, s.contractum, _arrow(self.unicode),
+        lines.append("    " + two_terms(s.redex, s.contractum, arrow(self.unicode),
                                          self.unicode, room, self.color))
         if s.premises:
             lines.append(f"    ({len(s.premises)} premise(s): 'premise' shows them)")
@@ -176,6 +176,16 @@ class Stepper:
         self.say(HELP)
 
 
+def steps_note(trace: list) -> str:
+    """The step count, as ``reduce`` and ``jacobian`` give it (premises' steps
+    included), and how many of them the stepper walks (the main derivation's)."""
+    from .rendering.text import count_steps
+    n, top = count_steps(trace), len(trace)
+    if n == top:
+        return f"{n} steps"
+    return f"{n} steps ({top} in the main derivation, walked here; {n - top} in premises)"
+
+
 def run_stepper(trace: list, start, value, unicode: bool = True, width: Optional[int] = 100,
                 stdin: Optional[TextIO] = None, out: Optional[TextIO] = None,
                 color: bool = False) -> int:
@@ -189,7 +199,7 @@ def run_stepper(trace: list, start, value, unicode: bool = True, width: Optional
         except ImportError:  # pragma: no cover
             pass
     st = Stepper(trace, start, value, out, unicode, width, color)
-    st.say(f"{len(trace)} steps. Commands: next, back, goto N, run RULE, premise, context, "
+    st.say(f"{steps_note(trace)}. Commands: next, back, goto N, run RULE, premise, context, "
            f"term, latex, help, quit (Enter: next).")
     st.show()
     prompt = "step> "

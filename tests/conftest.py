@@ -15,7 +15,9 @@ everything with a deliberately broken rule (``python -m
 pullback_calc.testing.mutants`` lists them).
 """
 import os
+import shutil
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from pullback_calc.testing.mutants import install_from_environment
@@ -43,3 +45,50 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         from pullback_calc.testing.coverage import SESSION
         terminalreporter.write_sep("=", "rule coverage (tests/properties)")
         terminalreporter.write_line(SESSION.table())
+
+
+# ---- a browser for the pages' tests (test_rendering_html.py, test_rendering_explorer.py) ----
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium driven by Playwright (which downloads no browser); the tests
+    using it skip without either, except in CI (.ci/run installs both)."""
+    missing = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing = "playwright is not installed (pip install -e '.[test,browser]')"
+    if missing is None and not shutil.which("chromium") and not os.path.exists(CHROMIUM):
+        missing = "chromium is not installed (apt-get install chromium)"
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(missing + ": .ci/run installs it")
+        pytest.skip(missing)
+    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def open_in(browser):
+    """``open_in(path, ready)`` -> (page, errors): the file ``path`` opened in a new
+    page, once the script says it is ``ready`` (a JS expression); ``errors`` collects
+    script errors and any request off the page (it must load nothing)."""
+    def load(path, ready: str, width: int = 1280, height: int = 760):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        errors: list = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("request", lambda r: errors.append("request " + r.url)
+                if not r.url.startswith(("file:", "data:", "about:")) else None)
+        page.goto(path.as_uri())
+        page.wait_for_function(f"() => {ready}")
+        return page, errors
+    return load

@@ -214,3 +214,41 @@ def test_grad1_nested_equals_sympy_second_derivative(f, x0):
                         rel_tol=1e-7, abs_tol=1e-7)
     twice = pc.call(pc.grad1(pc.grad1(f)), x0).value
     assert math.isclose(twice, want, rel_tol=1e-7, abs_tol=1e-7)
+
+
+# ---- the process's recursion limit (issue 29) ---------------------------------------------
+
+def test_the_recursion_limit_is_raised_only_inside_a_call():
+    """A deep call raises the process-wide limit while it runs and restores it: a
+    user's own code (their Hypothesis tests) does not inherit 400,000."""
+    import sys
+    from pullback_calc import deep
+    before = sys.getrecursionlimit()
+    seen = deep.deep(sys.getrecursionlimit)()
+    assert seen >= deep.RECURSION_LIMIT > before
+    pc.reduce("1 + 2")
+    pc.jacobian(RUNNING, [1.5, 2], workers=2)
+    assert sys.getrecursionlimit() == before
+
+
+def test_the_recursion_limit_is_restored_through_the_documented_route():
+    import subprocess
+    import sys
+    probe = ("import sys, pullback_calc as pc; before = sys.getrecursionlimit(); "
+             "pc.reduce('1'); pc.grad('λx. x × x', 3); "
+             "print(before, sys.getrecursionlimit())")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       timeout=120)
+    before, after = r.stdout.split()
+    assert r.returncode == 0 and before == after, r.stdout + r.stderr
+
+
+def test_a_limit_changed_during_a_call_is_kept():
+    import sys
+    from pullback_calc import deep
+    before = sys.getrecursionlimit()
+    try:
+        deep.deep(lambda: sys.setrecursionlimit(5000))()
+        assert sys.getrecursionlimit() == 5000
+    finally:
+        sys.setrecursionlimit(before)

@@ -92,8 +92,6 @@ def test_the_readme_is_short():
 
 # ---- in the browser ---------------------------------------------------------------------------
 
-from test_rendering_html import browser  # noqa: E402,F401 (the fixture)
-
 PAGES = ("index.html", "tutorial/running-example.html", "reference/rules.html",
          "reference/api/results.html", "gallery.html")
 

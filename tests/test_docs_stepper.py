@@ -16,7 +16,7 @@ from pullback_calc.reduction.rules import RULES
 from pullback_calc.reduction.typeset import STATUSES, TYPESET, implementation, rule_html
 from pullback_calc.rendering.html import trace_data, trace_to_html
 
-from test_rendering_html import browser, expect, open_page, shows  # noqa: F401 (fixtures)
+from test_rendering_html import expect, open_page, shows  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
 F = "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2"

@@ -41,9 +41,9 @@ def run(capsys, *argv):
 
 # ---- rules as data ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("table", [tape.RULES, ps.BACKPROPAGATORS, oracle._DERIV, oracle._FLOAT],
-                         ids=["tape.RULES", "ps.BACKPROPAGATORS", "forward _DERIV",
-                              "forward _FLOAT"])
+@pytest.mark.parametrize("table", [tape.RULES, ps.BACKPROPAGATORS, oracle.DERIVATIVES, oracle.FLOATS],
+                         ids=["tape.RULES", "ps.BACKPROPAGATORS", "forward DERIVATIVES",
+                              "forward FLOATS"])
 def test_every_primitive_has_an_entry_in_every_engine_table(table):
     assert set(table) == set(prims.PRIMS)
 
@@ -224,6 +224,30 @@ def test_pc_jacobian_method_keyword_keeps_the_default():
         assert pc.jacobian(RUNNING, [1.5, 2], method=m).rows == [[420.0, 350.0]]
     with pytest.raises(pc.JacobianError, match="unknown method 'nope'"):
         pc.jacobian(RUNNING, [1.5, 2], method="nope")
+
+
+def test_pc_jacobian_has_one_return_type_with_or_without_method():
+    """Issue 29: rows, with .engine/.costs/.artefact, whatever computed them."""
+    plain = pc.jacobian(RUNNING, [1.5, 2])
+    assert type(plain) is pc.Matrix and plain == [[420.0, 350.0]] and plain.rows == plain
+    assert plain.engine == "pullback" and plain.costs is None  # no trace to itemise
+    assert [r.steps for r in plain.artefact] == [57] and plain.artefact[0].trace == []
+    for m in engines.METHODS:
+        r = pc.jacobian(RUNNING, [1.5, 2], method=m)
+        assert type(r) is pc.Matrix and r == [[420.0, 350.0]] and r.engine == m
+        assert r.costs.primal_ops > 0 and r.costs.derivative_ops > 0
+    assert pc.jacobian(RUNNING, [1.5, 2], method="pullback").costs.steps == 57
+    recorded = pc.jacobian(RUNNING, [1.5, 2], record=True)
+    assert recorded == plain and len(recorded.artefact[0].trace) == 52
+    hessian = pc.hessian("λ⟨x, y⟩. x × x × y", [2, 3])
+    assert type(hessian) is pc.Matrix and hessian == [[6.0, 4.0], [4.0, 0.0]]
+
+
+def test_pc_jacobian_refuses_options_an_engine_would_ignore():
+    with pytest.raises(pc.JacobianError, match="method='tape' does not take workers"):
+        pc.jacobian(RUNNING, [1.5, 2], method="tape", workers=2)
+    with pytest.raises(pc.JacobianError, match="record, on_unknown"):
+        pc.jacobian(RUNNING, [1.5, 2], method="ps", record=True, on_unknown="zero")
 
 
 # ---- what an engine cannot express ------------------------------------------------------------

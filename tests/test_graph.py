@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import pullback_calc as pc
+from pullback_calc.cli import main
 from pullback_calc.reduction.closure import Reduct, canonical, one_step_reducts
 from pullback_calc.rendering import graph as G
-from pullback_calc.cli.graph import graph_command
 from pullback_calc.rendering.graph import Graph, full_graph, strategy_graph
 from pullback_calc.results.jacobian import jacobian_term
 
@@ -315,7 +315,7 @@ def test_render_errors(monkeypatch):
 # ---- pullback-calc graph --------------------------------------------------------------------
 
 def run(argv, capsys):
-    status = graph_command(argv)
+    status = main(["graph", *argv])
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -382,7 +382,6 @@ def test_graph_command_help(capsys):
 @needs_dot
 def test_gallery(tmp_path, monkeypatch):
     from pullback_calc.cli import gallery
-    from pullback_calc.cli.gallery import main as gallery_main
     ex = tmp_path / "examples"
     ex.mkdir()
     (ex / "square.pb").write_text("# Squaring, at a point.\n# pullback-calc jacobian "
@@ -393,7 +392,7 @@ def test_gallery(tmp_path, monkeypatch):
     out.mkdir()
     (out / "gone.strategy.svg").write_text("stale")
     (out / "keep.txt").write_text("not ours")
-    assert gallery_main(["--out", str(out), "--examples", str(ex)]) == 0
+    assert main(["gallery", "--out", str(out), "--examples", str(ex)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(["index.html", "keep.txt", "plain.full.svg", "plain.strategy.svg",
                             "plain.trace.html", "plain.whole.svg", "square.full.svg",
@@ -408,7 +407,7 @@ def test_gallery(tmp_path, monkeypatch):
     svg = (out / "square.strategy.svg").read_text(encoding="utf-8")
     assert "reverse phase" in svg and "Ω(λx. x × x) (λz. λw. w) 3" in svg
     assert "<html" in (out / "square.trace.html").read_text(encoding="utf-8").lower()
-    assert gallery_main(["--out", str(out), "--examples", str(tmp_path / "none")]) == 1
+    assert main(["gallery", "--out", str(out), "--examples", str(tmp_path / "none")]) == 1
 
 
 def test_svg_labels_keep_their_spaces():

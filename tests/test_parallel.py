@@ -29,14 +29,14 @@ def test_record_switch_keeps_steps_and_rows():
 
 def test_jacobian_and_hessian_defaults_unchanged():
     assert pc.jacobian(POLAR, [2, 0.5]) == [r.row for r in pc.jacobian(POLAR, [2, 0.5],
-                                                                        record=True)]
+                                                                        record=True).artefact]
     assert pc.hessian("λ⟨x, y⟩. x × x × y", [2, 3]) == [[6.0, 4.0], [4.0, 0.0]]
 
 
 @pytest.mark.parametrize("f, pt", [(POLAR, [2, 0.5]), (LAYER, [0.5, -1.0, 2.0])])
 def test_workers_give_identical_rows_and_traces(f, pt):
-    one = pc.jacobian(f, pt, record=True)
-    two = pc.jacobian(f, pt, record=True, workers=2)
+    one = pc.jacobian(f, pt, record=True).artefact
+    two = pc.jacobian(f, pt, record=True, workers=2).artefact
     assert [r.row for r in one] == [r.row for r in two]
     assert [r.steps for r in one] == [r.steps for r in two]
     assert [r.rule_counts for r in one] == [r.rule_counts for r in two]
@@ -46,8 +46,8 @@ def test_workers_give_identical_rows_and_traces(f, pt):
 
 
 def test_hessian_workers():
-    one = pc.hessian(SCALAR, [0.7, 1.3], record=True)
-    two = pc.hessian(SCALAR, [0.7, 1.3], record=True, workers=2)
+    one = pc.hessian(SCALAR, [0.7, 1.3], record=True).artefact
+    two = pc.hessian(SCALAR, [0.7, 1.3], record=True, workers=2).artefact
     assert [r.row for r in one] == [r.row for r in two]
     assert _texts(one) == _texts(two)
     assert pc.hessian(SCALAR, [0.7, 1.3], workers=0) == [r.row for r in one]

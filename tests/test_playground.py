@@ -20,7 +20,6 @@ from urllib.parse import quote, urlparse
 
 import pytest
 
-from test_rendering_html import browser  # noqa: F401 - the fixture: Debian's chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILT = ROOT / "build" / "playground"

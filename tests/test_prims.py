@@ -56,9 +56,9 @@ def test_registered_symbols_are_in_every_table_too():
         assert set(extra) == set(pc.extras.NAMES)
         everything = builtin | set(extra)
         assert set(prims.PRIMS) == everything
-        for table in [*prims.TABLES.values(), SYMPY, oracle._FLOAT, oracle._DERIV]:
+        for table in [*prims.TABLES.values(), SYMPY, oracle.FLOATS, oracle.DERIVATIVES]:
             assert set(table) == everything
         assert set(GENERATORS) == set(extra)
-    for table in [*prims.TABLES.values(), SYMPY, oracle._FLOAT, oracle._DERIV]:
+    for table in [*prims.TABLES.values(), SYMPY, oracle.FLOATS, oracle.DERIVATIVES]:
         assert set(table) == builtin
     assert set(prims.PRIMS) == builtin and not GENERATORS

@@ -32,6 +32,9 @@ def _cases():
         "running_example_reverse.txt": format_trace(running.trace, phases="reverse") + "\n",
         "premise.tex": trace_to_latex(premise.trace, term=pc.parse("(J(λx. λy. x × y)·1) 2"),
                                       value=premise.value),
+        # each step's redex boxed in its context, typeset (the A-phase and the reverse phase)
+        "running_example_context.tex": trace_to_latex(running.trace, phases="A,reverse",
+                                                      max_term=120),
         "premise.json": trace_to_json(premise.trace, indent=1, spelling="both") + "\n",
         "square.json": trace_to_json(square.trace, indent=1, paths="full") + "\n",
     }

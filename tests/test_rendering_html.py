@@ -10,9 +10,9 @@ event, which the browser fires in a later task than the click, so an immediate
 ``count()`` raced it (issue 15).  Checks of invariants (at most so many rows)
 come after ``settled(page)``, which waits for pending animation frames."""
 import json
-import os
 import re
-import shutil
+import subprocess
+import sys
 from collections import deque
 
 import pytest
@@ -27,9 +27,6 @@ from pullback_calc.syntax.printer import folding_env
 
 F = "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2"
 PREMISE = "(J(λx. λy. x × y)·1) 2"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +65,7 @@ def test_page_is_self_contained(running):
 def test_script_breakout_is_escaped():
     r = pc.reduce("(λx. x) 1")
     page = trace_to_html(r.trace, title="</script><b>", term=pc.parse("(λx. x) 1"))
-    assert page.count("</script>") == 2  # the data block's and the program's
+    assert page.count("</script>") == 3  # the term printer's, the data block's, the program's
     doc = trace_data(r.trace, term=pc.parse("1 + 1"), unicode=False)
     assert doc["term"] == "1 + 1"
 
@@ -129,12 +126,35 @@ def test_trace_view(running):
     assert isinstance(v, TraceView) and len(v) == 52  # the main derivation's steps
     html = v._repr_html_()
     assert html.startswith("<iframe srcdoc=") and "&lt;!DOCTYPE html&gt;" in html
-    assert "[420.0, 350.0]" in v.title and "52 steps" in repr(v)  # (57 with premises)
+    assert "[420.0, 350.0]" in v.title  # the count reduce gives, and the main derivation's:
+    assert "57 steps (52 in the main derivation)>" in repr(v)
     assert "<TraceView" in repr(view(running.trace))
     assert "λ⟨dx, dy⟩. 350 × dy ⊕ 420 × dx" in result_repr_html(running)
     assert "57 steps" in result_repr_html(running)
     assert "\\documentclass" in v.to_latex(standalone=True)
     assert json.loads(v.to_json())["steps"] == 57  # every step, premises included
+
+
+def test_results_show_as_the_stepper_in_a_notebook(running):
+    """``_repr_html_``, which any notebook front end calls: the results (a lower layer)
+    reach the renderer through pullback_calc.display, set by the package."""
+    from IPython.core.formatters import HTMLFormatter
+    assert running._repr_html_() == result_repr_html(running)
+    assert HTMLFormatter()(running) == result_repr_html(running)  # as IPython asks for it
+    assert "&lt;!DOCTYPE html&gt;" in pc.reduce("(λx. x × x) 3")._repr_html_()
+
+
+def test_a_notebook_shows_results_as_the_stepper():
+    """The route a notebook takes: IPython running, then ``import pullback_calc``."""
+    probe = ("from IPython.core.interactiveshell import InteractiveShell\n"
+             "shell = InteractiveShell.instance()\n"
+             "import pullback_calc as pc\n"
+             "data, _ = shell.display_formatter.format(pc.jacobian_row("
+             "'λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2', [1.5, 2], 0))\n"
+             "print('57 steps' in data['text/html'], 'srcdoc=' in data['text/html'])\n")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.split() == ["True", "True"], r.stdout + r.stderr
 
 
 def test_trace_view_save(tmp_path, running):
@@ -166,42 +186,15 @@ else:
     expect.set_options(timeout=15_000)  # generous under load; a pass returns at once
 
 
-@pytest.fixture(scope="module")
-def browser():
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = "playwright is not installed (pip install -e '.[test,browser]')"
-    if missing is None and not shutil.which("chromium") and not os.path.exists(CHROMIUM):
-        missing = "chromium is not installed (apt-get install chromium)"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(missing + ": .ci/run installs it")
-        pytest.skip(missing)
-    exe = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def open_page(browser, tmp_path):
+def open_page(open_in, tmp_path):
     pages = []
 
     def load(html: str, name: str = "page"):
         path = tmp_path / f"{name}.html"
         path.write_text(html, encoding="utf-8")
-        page = browser.new_page(viewport={"width": 1280, "height": 760})
-        errors: list = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("request", lambda r: errors.append("request " + r.url)
-                if not r.url.startswith(("file:", "data:", "about:")) else None)
-        page.goto(path.as_uri())
         # the script publishes window.pcStepper once it has built the page and shown step 0
-        page.wait_for_function("() => window.pcStepper !== undefined")
+        page, errors = open_in(path, "window.pcStepper !== undefined")
         pages.append((page, errors))
         return page, errors
 
@@ -283,6 +276,34 @@ def test_browser_steps_through_the_running_example(open_page, running, tmp_path)
     page.click(".row >> text=(pb)")
     shows(page, rule="(pb)")
     expect(page.locator(".row.current .r")).to_have_text("(pb)")
+
+
+def test_browser_n_and_p_follow_the_current_rule(browser, tmp_path, running):
+    """Issue 29: opened at #step-36 (a rule-5 step), n went to step 0 -- the menu's
+    first rule, not the current one."""
+    fives = [s.index for s in running.trace if s.rule == "5"]
+    assert running.trace[36].rule == "5" and 36 in fives[1:-1]
+    path = tmp_path / "running.html"
+    path.write_text(trace_to_html(running.trace, title="running"), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1280, "height": 760})
+    try:
+        page.goto(path.as_uri() + "#step-36")
+        page.wait_for_function("() => window.pcStepper !== undefined")
+        at(page, 36)
+        expect(page.locator("#rule-select option:checked")).to_have_text(starts("(5)"))
+        page.keyboard.press("n")
+        at(page, fives[fives.index(36) + 1])
+        page.keyboard.press("p")
+        at(page, 36)
+        page.keyboard.press("p")
+        at(page, fives[fives.index(36) - 1])
+        page.keyboard.press("Home")  # the rule of step 0 now: n goes to its next step
+        at(page, 0)
+        first = running.trace[0].rule
+        page.keyboard.press("n")
+        at(page, next(s.index for s in running.trace[1:] if s.rule == first))
+    finally:
+        page.close()
 
 
 def test_browser_expands_a_premise(open_page):

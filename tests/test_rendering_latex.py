@@ -71,6 +71,28 @@ def test_trace_layout():
         len(d.steps) for s in r.trace if s.rule == "5" for d in s.premises)
 
 
+def test_context_lines_are_typeset_like_the_redex_line():
+    """Issue 29: the "in …" line under a step was the text context transliterated
+    (`mul\\_1\\ \\hat{}\\ 2`, a plain `let`, ⋆ on the baseline); it is now the TeX
+    printer's pieces, as the redex line above it."""
+    from pullback_calc.rendering.latex import context_to_latex
+    r = pc.jacobian_row(F, [1.5, 2], 0)
+    frag = trace_to_latex(r.trace)
+    lines = [l for l in frag.splitlines() if r"{\scriptsize in\ }" in l]
+    assert len(lines) == sum(s.ctx is not None for s in r.trace) > 40
+    assert all(balanced(l) for l in lines)
+    for bad in (r"\hat{}", r"\_", r"\ \allowbreak let", r"let\ \allowbreak", r"\star "):
+        assert not any(bad in l for l in lines), bad
+    step1 = context_to_latex(r.trace[1])  # (x + 1) × (2 × x + y²) inside let mul₁ = □ in mul₁²
+    assert (r"\mathbf{let}\ \mathit{mul}_{1} = \fbox{$(x + 1) \times (2 \times x + y^{2})$}"
+            r"\allowbreak\ \mathbf{in}\ \mathit{mul}_{1}^{2})") in step1
+    # a dual map's star raised, the hole in parentheses where the text context has them
+    step0 = pc.reduce("(λv. v × 2)⋆ ((λf. f) (λw. w))").trace[0]
+    assert context_to_latex(step0) == (r"(\lambda v.\allowbreak\, v \times 2)^{\star}\allowbreak\,"
+                                       r"(\fbox{$\mathbf{let}\ f = \lambda w.\allowbreak\, w"
+                                       r"\allowbreak\ \mathbf{in}\ f$})")
+
+
 def test_premises():
     r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
     s = trace_to_latex(r.trace)

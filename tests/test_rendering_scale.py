@@ -142,7 +142,7 @@ def test_renderers_do_not_recurse_on_depth(monkeypatch):
     trace = _trace(2000)
     T._MEMO.clear()
     old = sys.getrecursionlimit()
-    monkeypatch.setattr(deep_mod, "_LIMIT", 600)
+    monkeypatch.setattr(deep_mod, "RECURSION_LIMIT", 600)
     sys.setrecursionlimit(600)
     try:
         trace_lines(trace, width=None if False else 100)

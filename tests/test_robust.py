@@ -56,13 +56,13 @@ def _clean(err: str) -> None:
 def low_recursion_limit():
     """A recursion limit of 3,000 (the helper thread's too), so that any code
     that still recurses on a 20,000-deep input fails here."""
-    old_limit, old_deep = sys.getrecursionlimit(), deep_mod._LIMIT
-    deep_mod._LIMIT = 3000
+    old_limit, old_deep = sys.getrecursionlimit(), deep_mod.RECURSION_LIMIT
+    deep_mod.RECURSION_LIMIT = 3000
     sys.setrecursionlimit(3000)
     try:
         yield
     finally:
-        deep_mod._LIMIT = old_deep
+        deep_mod.RECURSION_LIMIT = old_deep
         sys.setrecursionlimit(old_limit)
 
 
@@ -111,7 +111,7 @@ def test_derivatives_of_deep_functions_without_recursion(name, low_recursion_lim
         # recursion limit that it still exceeds
         n = 900
         sys.setrecursionlimit(700)
-        deep_mod._LIMIT = 700
+        deep_mod.RECURSION_LIMIT = 700
     want = {"sin": None, "neg": 1.0 if n % 2 == 0 else -1.0, "add": float(n),
             "let-bound": None, "app-nest": 1.0, "tuple-proj": 1.0}[name]
     r = pc.jacobian_row(DEEP_FUNCTIONS[name](n), [0.5], 0, record=False,

@@ -147,7 +147,9 @@ def test_step_driven_through_a_pty():
     t = Terminal([sys.executable, "-m", "pullback_calc", "step", str(PREMISED)])
     try:
         first = t.read_until(PROMPT)
-        assert f"{n} steps." in first and f"[0/{n}]" in first
+        # the count reduce and jacobian give (issue 29), and the steps walked here
+        assert f"{full.steps} steps ({n} in the main derivation, walked here; " in first
+        assert f"[0/{n}]" in first
         assert f"rule [{full.trace[0].rule}]" in first
         t.type("next")
         assert f"[1/{n}]" in t.read_until(PROMPT)

@@ -1,11 +1,11 @@
-"""The tape view (results/tape.py): the A-normal let series as a Wengert list,
+"""The tape view (results/wengert.py): the A-normal let series as a Wengert list,
 with forward values and adjoints read off the reduction's trace."""
 import math
 
 import pytest
 
 import pullback_calc as pc
-from pullback_calc.results.tape import tape
+from pullback_calc.results.wengert import tape
 from pullback_calc.syntax.terms import Num
 
 RUNNING = "λ⟨x, y⟩. ((x + 1) × (2 × x + y ^ 2)) ^ 2"

@@ -86,7 +86,7 @@ def is_a_normal(body: Term) -> bool:
 
 # ---- the operands A-name may name, in evaluation order ---------------------------
 
-def _operands(t: Term) -> list[tuple[int, Term]]:
+def operands(t: Term) -> list[tuple[int, Term]]:
     """(slot, operand) pairs that must be atoms in an elementary term."""
     if isinstance(t, (Prim, Tuple, Sum)):
         return list(enumerate(t.children()))
@@ -104,7 +104,8 @@ def _operands(t: Term) -> list[tuple[int, Term]]:
     return []
 
 
-def _replace(t: Term, slot: int, new: Term) -> Term:
+def replace_operand(t: Term, slot: int, new: Term) -> Term:
+    """``t`` with the operand in ``slot`` (as ``operands`` numbers them) replaced by ``new``."""
     if isinstance(t, Prim):
         a = list(t.args); a[slot] = new
         return Prim(t.op, tuple(a), t.pos)
@@ -135,10 +136,10 @@ def _base_name(t: Term) -> str:
 
 def a_name(t: Term) -> Term:
     """A-name: K[N] → let x = N in K[x], N the first non-atomic operand of t."""
-    for slot, op in _operands(t):
+    for slot, op in operands(t):
         if not is_atom(op):
             x = Var(fresh(_base_name(op)))
-            lam = Lam(x, _replace(t, slot, x))
+            lam = Lam(x, replace_operand(t, slot, x))
             lam._flags |= FRESH  # x occurs nowhere else: A-lift needs no check
             return App(lam, op, t.pos)
     raise ValueError("A-name: no operand to name")  # the machine never asks

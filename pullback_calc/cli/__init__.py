@@ -7,7 +7,8 @@
     show.py      numbers, points, JSON traces, notes
     progress.py  progress bars on a terminal's stderr
     reduce.py jacobian.py check.py trace.py step.py graph.py compare.py demo.py
-    grad.py jvp.py tape.py gallery.py     the subcommands: add(sub) and run(args, out)
+    grad.py vjp.py jvp.py hessian.py tape.py gallery.py
+                 the subcommands: add(sub) and run(args, out)
 
 The renderers (``pullback_calc.rendering``) take a trace and options and return
 text or bytes; they never import this package (tests/test_layout.py checks).

@@ -25,7 +25,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Optional
 
 from ..errors import PullbackCalcError
 from ..results.jacobian import jacobian_row, jacobian_term, reduce
@@ -296,9 +296,3 @@ def run(args, out) -> int:
     files = build_gallery(Path(args.out), examples, args.budget or None)
     out.write(f"wrote {len(files)} files to {args.out}/ (open {args.out}/index.html)\n")
     return 0
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``pullback-calc gallery ARGV…``."""
-    from .main import main as cli_main
-    return cli_main(["gallery", *(argv or [])])

@@ -23,6 +23,16 @@ def common(p, trace: bool = True) -> None:
     max_steps_args(p)
 
 
+def typed_term(args):
+    """The term grad, vjp and jvp work on, type-checked (typed by default, like every
+    command: --free, --no-check), once the JSON-trace options are checked."""
+    json_trace_options(args)
+    args.source = source = Source(args)
+    term = source.term()
+    source.typecheck(term)
+    return term
+
+
 def trace_lines(result, args) -> list[str]:
     from ..rendering.text import trace_lines
     return trace_lines(result.trace, not args.ascii, args.width)
@@ -49,10 +59,7 @@ def add(sub) -> None:
 
 def run(args, out) -> int:
     from .. import grad
-    json_trace_options(args)
-    args.source = source = Source(args)
-    term = source.term()
-    source.typecheck(term)  # typed by default, like every command (--free, --no-check)
+    term = typed_term(args)
     with progress.reduction():
         g = grad(term, args.at, max_steps=args.max_steps, record=args.trace or False,
                  on_unknown=args.unknown, verify=args.verify)

@@ -3,24 +3,23 @@ builds them; this module only reads the options, reduces and writes the file).""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-from typing import Sequence
 
 from . import progress
-from .options import (PROG, UsageError, max_steps_args, parse_point, positive_int,
-                      source_args)
-from .show import settle
+from .options import UsageError, max_steps_args, parse_point, positive_int, source_args
+from .show import note, settle
 from .source import Source, output_count
 
-FORMATS = ("dot", "svg", "png", "pdf")  # rendering.graph.FORMATS (tests check they agree)
+GRAPHVIZ = ("dot", "svg", "png", "pdf")  # rendering.graph.FORMATS (tests check they agree)
+FORMATS = (*GRAPHVIZ, "html")  # html: the full graph as a page to explore (rendering/explorer.py)
 USAGE = ("pullback-calc graph FILE | -e TEXT [--full | --whole] [--budget N] "
-         "[--format dot|svg|png|pdf] [-o OUT] [--jacobian --at POINT [--row P]] "
+         "[--format dot|svg|png|pdf|html] [-o OUT] [--jacobian --at POINT [--row P]] "
          "[--max-steps N]")
+BUDGET = 60  # --full's terms by default in a drawing (the explorer's: explorer.NODE_BUDGET)
 
 
 def add(sub) -> None:
-    p = sub.add_parser("graph", help="reduction graphs with graphviz",
+    p = sub.add_parser("graph", help="reduction graphs with graphviz, or one to explore in a browser",
                        allow_abbrev=False,
                        description="Draw a reduction graph with graphviz: the strategy's path "
                                    "(default; phases coloured, premises as clusters) or, with "
@@ -28,7 +27,10 @@ def add(sub) -> None:
                                    "breadth-first up to a node budget, with the call-by-value path "
                                    "highlighted; or, with --whole, the call-by-value path from "
                                    "start to normal form with the other reducts of each term "
-                                   "beside it.")
+                                   "beside it. With --full, --format html (or -o G.html) writes "
+                                   "a page to explore the graph instead: expand a term, find "
+                                   "terms matching a pattern, follow the call-by-value path "
+                                   "(graphs of a few thousand terms; no graphviz needed).")
     source_args(p)
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--full", action="store_true",
@@ -38,10 +40,11 @@ def add(sub) -> None:
                       help="the whole call-by-value reduction, every step, with each term's "
                            "other one-step reducts as small side nodes (a whole small "
                            "reduction at a readable size)")
-    p.add_argument("--budget", type=positive_int, default=60, metavar="N",
-                   help="--full: at most N terms (default 60)")
+    p.add_argument("--budget", type=positive_int, default=None, metavar="N",
+                   help=f"--full: at most N terms (default {BUDGET}; 2,000 for html)")
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="output format (default: from -o's suffix, else dot)")
+                   help="output format (default: from -o's suffix, else dot); html: with "
+                        "--full, a self-contained page to explore the graph")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write to OUT (default: standard output)")
     p.add_argument("--jacobian", action="store_true",
@@ -66,9 +69,12 @@ def add(sub) -> None:
 
 
 def _format(args) -> str:
+    from pathlib import PurePath
     from ..rendering.graph import format_from_suffix
     if args.format is not None:
         return args.format
+    if args.output and PurePath(args.output).suffix.lower() in (".html", ".htm"):
+        return "html"
     if args.output and format_from_suffix(args.output) is None:
         raise UsageError(f"cannot tell the format from {args.output!r}: use --format "
                          f"{'|'.join(FORMATS)} (see 'pullback-calc graph --help')")
@@ -84,6 +90,9 @@ def run(args, out) -> int:
     if args.row is not None and not jac:
         raise UsageError("--row needs --jacobian --at POINT (see 'pullback-calc graph --help')")
     fmt = _format(args)
+    if fmt == "html":
+        return _explorer(args, out, jac)
+    budget = args.budget or BUDGET
     binary = fmt in ("png", "pdf")
     if binary and args.output is None and out.isatty():
         raise UsageError(f"{fmt} is binary: write it to a file with -o OUT")
@@ -101,7 +110,7 @@ def run(args, out) -> int:
         else:
             source.typecheck(term)
             start = term
-        g = G.full_graph(start, node_budget=args.budget,
+        g = G.full_graph(start, node_budget=budget,
                          cbv_max_steps=min(args.max_steps, 100_000), **common)
     else:
         from .. import jacobian_row, reduce
@@ -140,13 +149,38 @@ def _pipe(g, fmt: str, args, result, common) -> bytes:
         if "init_rank" not in str(e) or args.full or args.whole or args.no_premises:
             raise
         # dot cannot rank some premise-cluster layouts: draw without them
-        print(f"{PROG}: note: graphviz could not lay out the premise clusters; "
-              f"drawing the graph without premises", file=sys.stderr)
+        note([f"note: graphviz could not lay out the premise clusters; drawing the graph "
+              f"without premises"])
         return G.strategy_graph(result, premises=False, max_steps=args.show_steps,
                                 **common).pipe(fmt)
 
 
-def graph_command(argv: Sequence[str]) -> int:
-    """``pullback-calc graph ARGV…`` (the exit status; errors as one line on stderr)."""
-    from .main import main
-    return main(["graph", *argv])
+def _explorer(args, out, jac: bool) -> int:
+    """--full --format html: the full graph as a page to explore (rendering/explorer.py)."""
+    from ..rendering.explorer import NODE_BUDGET, graph_to_html
+    from .show import fmt_point
+    if not args.full:
+        raise UsageError("--format html is the full graph to explore: add --full (the "
+                         "strategy's path as a page is 'pullback-calc trace -f html')")
+    source = args.source = Source(args)
+    term = source.term()
+    if jac:
+        from ..results.jacobian import jacobian_term
+        output_count(term, args.at, source)
+        start = jacobian_term(term, args.at, args.row or 0)
+        title = (f"All one-step reductions of row {args.row or 0} of the Jacobian at "
+                 f"{fmt_point(args.at)}")
+    else:
+        source.typecheck(term)
+        start = term
+        written = " ".join(args.expr.split()) if args.expr is not None else source.name
+        title = "All one-step reductions of " + (written if len(written) <= 70
+                                                  else written[:69] + "…")
+    with progress.bar("graph", None, unit="graph"):
+        text = graph_to_html(start, node_budget=args.budget or NODE_BUDGET, title=title,
+                             unicode=not args.ascii, cbv_max_steps=min(args.max_steps, 100_000))
+    if args.output is None:
+        out.write(text)
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
+    return 0

@@ -16,10 +16,17 @@ def add(sub) -> None:
                        allow_abbrev=False,
                        description="Row p of the Jacobian is the normal form of "
                                    "Ω(f) (λz. λw. πₚ w) V, one reduction per row.")
+    rows_args(p, "P")
+    unknown_args(p)
+    p.set_defaults(run=run)
+
+
+def rows_args(p, name: str) -> None:
+    """The options of a command that prints rows, one reduction each (jacobian, hessian)."""
     source_args(p)
     p.add_argument("--at", type=parse_point, required=True, metavar="POINT",
                    help="the point V, e.g. 1.5,2 or \"[1.5, 2]\" or -1,2")
-    p.add_argument("--row", type=int, metavar="P", help="only row P (counting from 0)")
+    p.add_argument("--row", type=int, metavar=name, help=f"only row {name} (counting from 0)")
     p.add_argument("--trace", action="store_true", help="print each row's reduction trace")
     p.add_argument("--json", action="store_true", help="print {point, rows, steps} as JSON")
     terms_arg(p)
@@ -27,24 +34,24 @@ def add(sub) -> None:
     width_args(p)
     max_steps_args(p)
     jobs_args(p)
-    unknown_args(p)
     verify_args(p)
-    p.set_defaults(run=run)
 
 
-def reduce_rows(term, point, ps: list, jobs=None, **options) -> list:
-    """``jacobian_rows(term, point, ps, workers=jobs, **options)``, with a bar over
-    the rows (and a step counter) on a terminal."""
+def reduce_rows(term, point, ps: list, jobs=None, by=None, **options) -> list:
+    """``by(term, point, ps, workers=jobs, **options)`` -- ``jacobian_rows`` unless
+    ``by`` is another such function (``hessian_rows``) -- with a bar over the rows
+    (and a step counter) on a terminal."""
     from ..results.jacobian import jacobian_rows
+    by = by or jacobian_rows
     if jobs not in (None, 1) or not progress.enabled():
-        return jacobian_rows(term, point, ps, workers=jobs, **options)
+        return by(term, point, ps, workers=jobs, **options)
     if len(ps) == 1:
         with progress.reduction():
-            return jacobian_rows(term, point, ps, workers=jobs, **options)
+            return by(term, point, ps, workers=jobs, **options)
     got = []  # one row at a time, so that the bar moves (the same rows and steps)
     with progress.bar("rows", len(ps), unit="row") as done, progress.reduction("steps"):
         for k, p in enumerate(ps):
-            got += jacobian_rows(term, point, [p], workers=1, **options)
+            got += by(term, point, [p], workers=1, **options)
             done(k + 1)
     return got
 
@@ -62,12 +69,19 @@ def rows(term, args) -> list:
 
 
 def run(args, out) -> int:
-    from ..rendering.text import trace_lines
-    from ..syntax.printer import pretty
     json_trace_options(args)
     source = args.source = Source(args)
     term = source.term()
-    got = rows(term, args)
+    return write_rows(rows(term, args), args, out, f"Jacobian at {fmt_point(args.at)}, by "
+                                                   f"reduction:")
+
+
+def write_rows(got: list, args, out, heading: str) -> int:
+    """[(p, JacobianRow)] as jacobian (and hessian) print them: a heading and a line per
+    row with its steps, each after its trace with --trace; or --json's
+    {point, rows, steps[, row_index][, traces]}."""
+    from ..rendering.text import trace_lines
+    from ..syntax.printer import pretty
     u = not args.ascii
     if args.json:
         doc = {"point": [json_num(v) for v in args.at],
@@ -81,7 +95,7 @@ def run(args, out) -> int:
         json.dump(doc, out, ensure_ascii=not u)
         out.write("\n")
         return 0
-    lines = [f"Jacobian at {fmt_point(args.at)}, by reduction:"]
+    lines = [heading]
     for p, r in got:
         if args.trace:
             lines.append(f"-- row {p}: {pretty(r.term, u)}")

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from . import progress
-from .grad import common, json_out, trace_lines
-from .options import json_trace_options, parse_point, unknown_args
+from .grad import common, json_out, trace_lines, typed_term
+from .options import parse_point, unknown_args
 from .show import fmt_point, json_num, json_trace
-from .source import Source
 
 
 def add(sub) -> None:
@@ -22,29 +21,27 @@ def add(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _show(v) -> str:
+def show_value(v) -> str:
+    """A real or a (nested) tuple of reals, as the output shows them."""
     from ..syntax.printer import show_num
     if isinstance(v, tuple):
-        return "(" + ", ".join(_show(x) for x in v) + ")"
+        return "(" + ", ".join(show_value(x) for x in v) + ")"
     return show_num(v)
 
 
-def _json_value(v):
-    return [_json_value(x) for x in v] if isinstance(v, tuple) else json_num(v)
+def json_value(v):
+    return [json_value(x) for x in v] if isinstance(v, tuple) else json_num(v)
 
 
 def run(args, out) -> int:
     from .. import jvp
-    json_trace_options(args)
-    args.source = source = Source(args)
-    term = source.term()
-    source.typecheck(term)
+    term = typed_term(args)
     with progress.reduction():
         r = jvp(term, args.at, args.tangent, max_steps=args.max_steps,
                 record=args.trace or False, on_unknown=args.unknown)
     if args.json:
-        doc = {"point": _json_value(tuple(args.at)), "direction": _json_value(tuple(args.tangent)),
-               "primal": _json_value(r.primal), "tangent": _json_value(r.tangent),
+        doc = {"point": json_value(tuple(args.at)), "direction": json_value(tuple(args.tangent)),
+               "primal": json_value(r.primal), "tangent": json_value(r.tangent),
                "steps": r.steps}
         if args.trace:
             doc["trace"] = json_trace(r.trace, None, None, not args.ascii, r.steps,
@@ -53,7 +50,7 @@ def run(args, out) -> int:
     lines = trace_lines(r, args) if args.trace else []
     lines += [f"at {fmt_point(args.at)} along {fmt_point(args.tangent)}, by forward mode "
               f"(J):",
-              f"primal:  {_show(r.primal)}",
-              f"tangent: {_show(r.tangent)}    ({r.steps} steps)"]
+              f"primal:  {show_value(r.primal)}",
+              f"tangent: {show_value(r.tangent)}    ({r.steps} steps)"]
     out.write("\n".join(lines) + "\n")
     return 0

@@ -68,8 +68,8 @@ class _Guards:
                 # address space, not resident memory: leave room for the helper thread's
                 # stack (deep.py), malloc's arenas and the mapped libraries
                 from ..budgets import address_space
-                from ..deep import _STACK
-                want = address_space() + int(max_memory * 2 ** 20) + _STACK + 1024 * 2 ** 20
+                from ..deep import STACK_SIZE
+                want = address_space() + int(max_memory * 2 ** 20) + STACK_SIZE + 1024 * 2 ** 20
                 if hard != resource.RLIM_INFINITY:
                     want = min(want, hard)
                 if soft == resource.RLIM_INFINITY or want < soft:
@@ -172,9 +172,10 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
             args.source = None
             if sys.stdout is None:
                 return _fail("standard output is closed: nowhere to write the output", 1)
-            from . import progress
+            from . import progress, show
             progress.configure(args)
-            bad = _mutant_from_environment()
+            show.configure(args)
+            bad = _mutant_from_environment()  # (said even under -q: the results are broken)
             if bad is not None:
                 return _fail(bad, 2)
             status = args.run(args, sys.stdout)

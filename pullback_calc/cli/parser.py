@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from . import check, compare, demo, gallery, grad, graph, jacobian, jvp, reduce, step, tape, trace
+from . import (check, compare, demo, gallery, grad, graph, hessian, jacobian, jvp, reduce, step,
+               tape, trace, vjp)
 from .options import PROG, Parser
 
-SUBCOMMANDS = (reduce, jacobian, check, trace, step, graph, compare, demo, grad, jvp, tape,
-               gallery)
+SUBCOMMANDS = (reduce, jacobian, check, trace, step, graph, compare, demo, grad, vjp, jvp,
+               hessian, tape, gallery)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,8 +19,17 @@ def build_parser() -> argparse.ArgumentParser:
                     epilog="Terms use Unicode or ASCII spellings (λ or \\, ⟨⟩ or <>, Ω or "
                            "pullback, …); '#' starts a comment.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    quiet_arg(parser, False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for module in SUBCOMMANDS:
         module.add(sub)
+    for p in sub.choices.values():  # before or after the command: -q reduce … or reduce … -q
+        quiet_arg(p, argparse.SUPPRESS)
     return parser
+
+
+def quiet_arg(p: argparse.ArgumentParser, default) -> None:
+    p.add_argument("-q", "--quiet", action="store_true", default=default,
+                   help="no notes and no progress bars on standard error (errors are still "
+                        "reported)")

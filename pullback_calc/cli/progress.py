@@ -20,12 +20,13 @@ _on = False
 
 
 def configure(args) -> None:
-    """Progress for this command: stderr a terminal, no --json, TERM not dumb,
-    PULLBACK_CALC_PROGRESS not 0."""
+    """Progress for this command: stderr a terminal, no --json, no -q/--quiet, TERM not
+    dumb, PULLBACK_CALC_PROGRESS not 0."""
     global _on
     err = sys.stderr
     tty = bool(err is not None and getattr(err, "isatty", None) and err.isatty())
-    _on = (tty and not getattr(args, "json", False) and os.environ.get("TERM") != "dumb"
+    _on = (tty and not getattr(args, "json", False) and not getattr(args, "quiet", False)
+           and os.environ.get("TERM") != "dumb"
            and os.environ.get("PULLBACK_CALC_PROGRESS", "1") != "0")
 
 

@@ -55,9 +55,19 @@ def abbrev_term(t, n: int = 70) -> str:
     return s if len(s) <= n else s[:n - 1] + "…"
 
 
+_quiet = False
+
+
+def configure(args) -> None:
+    """Notes for this command: none under -q/--quiet (``main`` calls this once)."""
+    global _quiet
+    _quiet = bool(getattr(args, "quiet", False))
+
+
 def note(lines: list[str]) -> None:
-    """Notes go to stderr, so that standard output keeps its documented shape."""
-    if lines:
+    """Notes go to stderr, so that standard output keeps its documented shape;
+    -q/--quiet silences them (errors are not notes: ``main`` writes those)."""
+    if lines and not _quiet:
         sys.stderr.write(f"{PROG}: " + "\n".join(lines) + "\n")
 
 

@@ -87,9 +87,9 @@ def excerpt(source: Optional[Source], pos) -> list[str]:
 def output_count(term, point, source: Optional[Source] = None) -> int:
     """m, for f : ℝⁿ → ℝᵐ (type-checks f against the point's dimension, as a
     closed term up to the source's declared free variables)."""
-    from ..results.jacobian import _function_type, _leaves
+    from ..results.rows import coordinate_paths, function_type
     if source is not None and not source.no_check:
-        _, cod = _function_type(term, len(point), env=source.free, closed=True)
+        _, cod = function_type(term, len(point), env=source.free, closed=True)
     else:
-        _, cod = _function_type(term, len(point))
-    return len(_leaves(cod, "output"))
+        _, cod = function_type(term, len(point))
+    return len(coordinate_paths(cod, "output"))

@@ -20,7 +20,7 @@ def add(sub) -> None:
 
 
 def run(args, out) -> int:
-    from ..results.tape import tape
+    from ..results.wengert import tape
     args.source = source = Source(args)
     term = source.term()
     source.typecheck(term)

@@ -27,9 +27,12 @@ def add(sub) -> None:
                                    "pullback_calc/rendering/json_trace.py) or HTML (an "
                                    "interactive stepper, one self-contained page).")
     source_args(p)
-    p.add_argument("--format", "-f", choices=TRACE_FORMATS, default="text",
-                   help="output format (default text)")
-    p.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of standard output")
+    p.add_argument("--format", "-f", choices=TRACE_FORMATS, default=None,
+                   help="output format (default: from -o's suffix -- .txt, .tex, .json, "
+                        ".html -- else text)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write to OUT instead of standard output (its suffix may not name "
+                        "another format than --format)")
     p.add_argument("--phase", type=phases, metavar="P,…",
                    help="only steps of these phases: " + ", ".join(PHASE_NAMES))
     p.add_argument("--rule", type=rules, metavar="R,…",
@@ -68,6 +71,22 @@ def add(sub) -> None:
     max_steps_args(p)
     verify_args(p)
     p.set_defaults(run=run)
+
+
+def _format(args) -> str:
+    """--format, else the one -o's suffix names (any other suffix: text); a suffix
+    that names another format than --format is a usage error (the file would lie)."""
+    from pathlib import Path
+    from ..rendering.html import SUFFIXES
+    named = SUFFIXES.get(Path(args.output).suffix.lower()) if args.output else None
+    if args.format is None:
+        return named or "text"
+    if named is not None and named != args.format:
+        ours = next(s for s, f in SUFFIXES.items() if f == args.format)
+        raise UsageError(f"--format {args.format} and -o {args.output} disagree ({args.output} "
+                         f"names {named} by its suffix): leave out --format, or give the "
+                         f"file a {ours} name")
+    return args.format
 
 
 def _use_color(args, out) -> bool:
@@ -134,6 +153,7 @@ def _chunks(args, out, trace, start, value, title, done):
 
 
 def run(args, out) -> int:
+    args.format = _format(args)
     if args.at is not None:
         args.jacobian = True
     if args.jacobian and args.at is None:

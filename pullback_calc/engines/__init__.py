@@ -9,6 +9,7 @@ calculus):
                 paired with its backpropagator, closures carrying sensitivities
 - ``forward``   DVL's forward mode on tagged dual numbers (the tests' oracle)
 - ``tape``      Yota's tape: a Wengert list, a reverse sweep, a rule per primitive
+                (``tape_ad.py``: tape-based AD)
 
 One interface: ``jacobian(f, point, method)`` (all rows), ``grad`` (the row of
 a real-valued function), ``vjp`` (c·J for a cotangent c) and ``evaluate`` (the
@@ -32,27 +33,32 @@ __all__ = ["METHODS", "jacobian", "grad", "vjp", "evaluate", "Costs", "EngineRes
 METHODS = ("pullback", "ps", "forward", "tape")
 
 
+#: the module of each method (each named by what it is)
+MODULES = {"pullback": "pullback", "ps": "ps", "forward": "forward", "tape": "tape_ad"}
+
+
 def _module(method: str):
     if method not in METHODS:
         raise JacobianError(f"unknown method {method!r}; the methods are: {', '.join(METHODS)}")
     from importlib import import_module
-    return import_module(f"{__name__}.{method}")
+    return import_module(f"{__name__}.{MODULES[method]}")
 
 
 def _as_term(f, point) -> Term:
     """f's term, as the reduction engine reads it (text, a term, a Python function)."""
-    from ..results.jacobian import _as_term as as_term, _points
-    return as_term(f, len(_points(point)))
+    from ..results.jacobian import as_term
+    from ..results.rows import as_point
+    return as_term(f, len(as_point(point)))
 
 
 def _checked(f: Term, point) -> list:
     """The point's reals, after checking that f is a function ℝⁿ → ℝᵐ there
     (the same checks, and messages, as the reduction engine's)."""
-    from ..results.jacobian import _function_type, _leaves, _points
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    n = len(_leaves(dom, "input"))
-    _leaves(cod, "output")
+    from ..results.rows import as_point, coordinate_paths, function_type
+    pt = as_point(point)
+    dom, cod = function_type(f, len(pt))
+    n = len(coordinate_paths(dom, "input"))
+    coordinate_paths(cod, "output")
     if n != len(pt):
         raise JacobianError(f"the function takes {n} real input(s) but the point has "
                             f"{len(pt)} coordinate(s)")
@@ -114,11 +120,12 @@ def evaluate(term: Union[str, Term], method: str = "pullback", **options) -> Eng
             v, costs, artefact = mod.value(term, **options)
         else:
             v, costs, artefact = mod.value(term)
-        kind, reals = read_value(term, v, method)
+        kind, reals = read_value(term, v, method, mod)
     except EvalError as e:
         from ..errors import ReductionError
         raise ReductionError(str(e)) from None
     return EngineValue(method, kind, reals, costs, artefact)
 
 
-from . import forward, ps, pullback, tape  # noqa: E402  (the engines, as attributes)
+from . import forward, ps, pullback  # noqa: E402  (the engines, as attributes by method)
+from . import tape_ad as tape  # noqa: E402

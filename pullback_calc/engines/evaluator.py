@@ -43,13 +43,13 @@ class Closure:
 
 
 #: environments: linked frames, the oracle's
-Env = oracle._Env
+Env = oracle.Env
 
 
 def bind(pat: T.Term, value, out: dict) -> None:
     """Match a value against a λ's pattern (𝟎 matches a tuple pattern as 0s)."""
     try:
-        oracle._bind(pat, value, out)
+        oracle.bind(pat, value, out)
     except oracle.OracleError as e:
         raise EvalError(str(e)) from None
 

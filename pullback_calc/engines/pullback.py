@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Optional
 
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
-from ..results.jacobian import (_function_type, _leaves, _points, _point_term, jacobian_rows,
-                                read_row, reduce)
+from ..results.jacobian import jacobian_rows, reduce
+from ..results.rows import as_point, coordinate_paths, function_type, point_term, read_row
 from ..syntax.terms import App, Lam, Num, Prim, Proj, Pullback, Var
 from .common import EngineResult, costs_from_counter
 
@@ -45,9 +45,9 @@ def jacobian(f, point, cotangents: Optional[list] = None,
             tally(r.trace, c)
         return EngineResult("pullback", [r.row for r in rows],
                             costs_from_counter(c, "dual maps", sum(r.steps for r in rows)), rows)
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
+    pt = as_point(point)
+    dom, cod = function_type(f, len(pt))
+    in_paths, out_paths = coordinate_paths(dom, "input"), coordinate_paths(cod, "output")
     out, steps = [], 0
     for cot in cotangents:
         if len(cot) != len(out_paths):
@@ -64,7 +64,7 @@ def jacobian(f, point, cotangents: Optional[list] = None,
             body = term if body is None else Prim("add", (body, term))
         omega = Lam(Var("z"), Lam(w, body))
         m = Machine(max_steps=max_steps, record=True)
-        covector, trace = m.reduce(App(Pullback(f, omega), _point_term(dom, pt)))
+        covector, trace = m.reduce(App(Pullback(f, omega), point_term(dom, pt)))
         tally(trace, c)
         steps += m.steps_taken
         out.append(read_row(covector, in_paths))

@@ -3,7 +3,7 @@
 A value of type ℝ or a tuple of reals gives its reals; a covector on ℝⁿ (type
 σ⋆, σ built from ℝ by products) gives its row -- its values on
 the basis vectors of σ (the reduction engine's normal form is read as
-``results.jacobian.read_row`` reads it).  Any other value is a function the
+``results.rows.read_row`` reads it).  Any other value is a function the
 engines represent differently (a term, a closure, a Python function): kind
 "function", not compared.
 """
@@ -17,7 +17,10 @@ from ..syntax.types import DualT, Real, real_leaves
 __all__ = ["read_value"]
 
 
-def read_value(term: T.Term, v, method: str) -> tuple[str, Optional[list]]:
+def read_value(term: T.Term, v, method: str, engine=None) -> tuple[str, Optional[list]]:
+    """(kind, reals) of the value ``v`` of the closed ``term`` by ``method``;
+    ``engine`` the method's module, whose ``apply_value`` applies a covector to a
+    basis vector (the reduction engine's values are terms: reduced here)."""
     from ..typing.check import infer
     ty = infer(term)
     paths = real_leaves(ty)
@@ -34,7 +37,7 @@ def read_value(term: T.Term, v, method: str) -> tuple[str, Optional[list]]:
         if method == "pullback":
             x = _apply_term(v, e)
         else:
-            x = _apply(method, v, e)
+            x = _apply(engine, v, e)
         if x is None:
             return "function", None
         row.append(x)
@@ -71,10 +74,8 @@ def _is_zero(v) -> bool:
     return v is ZERO
 
 
-def _apply(method: str, f, e) -> Optional[float]:
-    from importlib import import_module
-    mod = import_module(f"pullback_calc.engines.{method}")
-    r = mod.apply_value(f, e)
+def _apply(engine, f, e) -> Optional[float]:
+    r = engine.apply_value(f, e)
     out = _reals(r, Real())
     return out[0] if out else None
 

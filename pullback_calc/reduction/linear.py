@@ -33,6 +33,7 @@ from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
                             TERM_CLASSES, fresh, remake)
+from ..syntax.terms import ISZERO, ISZERO_K
 
 from .env import PatVars
 
@@ -212,7 +213,7 @@ def _reduce_atom(x: Term, lin: frozenset) -> Term:
                     x = subst(r.body, bind_pattern(r.pat, u.arg))
                     break
                 r = ZERO if isinstance(r, Zero) else (u if r is u.fun else App(r, u.arg))
-            elif _is_zero_term(r):  # Pullback, Jac: linear in the last
+            elif is_zero(r):  # Pullback, Jac: linear in the last
                 r = ZERO
             elif r is not u.children()[-1]:
                 r = Pullback(u.fun, r) if isinstance(u, Pullback) else Jac(u.lam, r)
@@ -222,9 +223,63 @@ def _reduce_atom(x: Term, lin: frozenset) -> Term:
             return r
 
 
-def _is_zero_term(t: Term) -> bool:
-    from .rules import is_zero  # (rules imports this module)
-    return is_zero(t)
+def is_zero(v: Term) -> bool:
+    """A zero vector: 𝟎, the numeral 0, a tuple of zeros, or an operator
+    applied along / pulling back a zero (J(λq.S)·0, Ω(S)0, (λq.S)⋆0).
+
+    The answer is cached on tuple and operator nodes (the ``ISZERO`` flag, like the
+    machine's ``NF``): terms are immutable, and rule 8 nests pullbacks one
+    level per let, so without the cache every step would walk the nest."""
+    f = v._flags
+    if f & ISZERO_K:
+        return bool(f & ISZERO)
+    if type(v) not in _ZERO_NODES:
+        return _zero_known(v)  # a leaf (a direction variable, a numeral, …): no walk
+    stack = [v]  # post-order without recursion
+    while stack:
+        u = stack.pop()
+        if u._flags & ISZERO_K:
+            continue
+        kids = _zero_kids(u)
+        if kids is None:
+            continue  # a leaf: answered by _zero_known
+        known = [_zero_known(k) for k in kids]
+        if False in known:
+            u._flags |= ISZERO_K  # a non-zero part: no need to look further
+        elif None not in known:  # (so on the way back up)
+            u._flags |= ISZERO_K | ISZERO
+        else:
+            stack.append(u)
+            stack.extend(kids)
+    return _zero_known(v)
+
+
+_ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts
+
+
+def _zero_kids(u: Term):
+    """The parts whose zeroness decides u's, or None for a leaf."""
+    if isinstance(u, Tuple):
+        return u.items
+    if isinstance(u, Jac):
+        return (u.along,)
+    if isinstance(u, Pullback):
+        return (u.form,)
+    if isinstance(u, Dual):
+        return (u.functional,)
+    return None
+
+
+def _zero_known(u: Term) -> Optional[bool]:
+    """Is u zero, if known without looking deeper (None: not yet cached)?"""
+    if isinstance(u, Zero):
+        return True
+    if isinstance(u, Num):
+        return u.value == 0.0
+    if isinstance(u, (Tuple, Jac, Pullback, Dual)):
+        f = u._flags
+        return bool(f & ISZERO) if f & ISZERO_K else None
+    return False
 
 
 _MISSING = object()

@@ -12,17 +12,18 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
-from ..areduction.anf import A_RULES, _operands, _replace, is_elementary, is_let_series
+from ..areduction.anf import A_RULES, is_elementary, is_let_series, operands, replace_operand
 from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
-from ..syntax.terms import (ANF, GROUND, GROUND_K, ISZERO, ISZERO_K, NF, SPINE, App, Dual, Jac, Lam,
+from ..syntax.terms import (ANF, GROUND, GROUND_K, NF, SPINE, App, Dual, Jac, Lam,
                             Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, ZERO,
                             direction_pattern, formal_sum, fresh, is_let, pattern_vars,
                             remake, subterm_kids)
 from . import linear
+from .linear import is_zero
 from .env import Env, PatVars
 
 
@@ -64,65 +65,6 @@ def _env_extension(lam: Lam) -> bool:
     b = lam.body
     return isinstance(b, Tuple) and len(b.items) == 2 and (b.items[0] is lam.pat
                                                            or b.items[0] == lam.pat)
-
-
-def is_zero(v: Term) -> bool:
-    """A zero vector: 𝟎, the numeral 0, a tuple of zeros, or an operator
-    applied along / pulling back a zero (J(λq.S)·0, Ω(S)0, (λq.S)⋆0).
-
-    The answer is cached on tuple and operator nodes (the ``ISZERO`` flag, like the
-    machine's ``NF``): terms are immutable, and rule 8 nests pullbacks one
-    level per let, so without the cache every step would walk the nest."""
-    f = v._flags
-    if f & ISZERO_K:
-        return bool(f & ISZERO)
-    if type(v) not in _ZERO_NODES:
-        return _zero_known(v)  # a leaf (a direction variable, a numeral, …): no walk
-    stack = [v]  # post-order without recursion
-    while stack:
-        u = stack.pop()
-        if u._flags & ISZERO_K:
-            continue
-        kids = _zero_kids(u)
-        if kids is None:
-            continue  # a leaf: answered by _zero_known
-        known = [_zero_known(k) for k in kids]
-        if False in known:
-            u._flags |= ISZERO_K  # a non-zero part: no need to look further
-        elif None not in known:  # (so on the way back up)
-            u._flags |= ISZERO_K | ISZERO
-        else:
-            stack.append(u)
-            stack.extend(kids)
-    return _zero_known(v)
-
-
-_ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts
-
-
-def _zero_kids(u: Term):
-    """The parts whose zeroness decides u's, or None for a leaf."""
-    if isinstance(u, Tuple):
-        return u.items
-    if isinstance(u, Jac):
-        return (u.along,)
-    if isinstance(u, Pullback):
-        return (u.form,)
-    if isinstance(u, Dual):
-        return (u.functional,)
-    return None
-
-
-def _zero_known(u: Term) -> Optional[bool]:
-    """Is u zero, if known without looking deeper (None: not yet cached)?"""
-    if isinstance(u, Zero):
-        return True
-    if isinstance(u, Num):
-        return u.value == 0.0
-    if isinstance(u, (Tuple, Jac, Pullback, Dual)):
-        f = u._flags
-        return bool(f & ISZERO) if f & ISZERO_K else None
-    return False
 
 
 def _elementary_body(lam: Lam) -> bool:
@@ -218,7 +160,7 @@ def kept_let(v: Term) -> bool:
 
 
 def _kept_let_slot(t: Term):
-    for slot, c in _operands(t):  # the evaluated positions, in evaluation order
+    for slot, c in operands(t):  # the evaluated positions, in evaluation order
         if kept_let(c):
             return slot, c
     raise AssertionError("lift: no let to lift")  # the machine never asks
@@ -236,9 +178,9 @@ def lift(t: Term, m: Premises) -> Term:
     with explicit substitutions).  Summands and the arguments of function
     symbols keep their lets: no rule looks inside them."""
     slot, let_ = _kept_let_slot(t)
-    rest = _replace(t, slot, ZERO)
+    rest = replace_operand(t, slot, ZERO)
     q, W = rename_apart(let_.fun.pat, let_.fun.body, fv(rest))
-    return App(Lam(q, _replace(t, slot, W), let_.fun.ann, let_.fun.pos), let_.arg, t.pos)
+    return App(Lam(q, replace_operand(t, slot, W), let_.fun.ann, let_.fun.pos), let_.arg, t.pos)
 
 
 @rule("2")

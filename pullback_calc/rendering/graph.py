@@ -53,7 +53,7 @@ from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
 from .text import _cut_head, _cut_tail, abbreviate
 
 __all__ = ["Graph", "GraphNode", "GraphEdge", "RenderError", "FORMATS", "PHASES",
-           "strategy_graph", "whole_graph", "full_graph", "alpha_key",
+           "strategy_graph", "whole_graph", "full_graph", "explore", "Explored", "alpha_key",
            "render_dot", "dot_available"]
 
 FORMATS = ("dot", "svg", "png", "pdf")
@@ -484,10 +484,10 @@ class _Labels:
         of) ``target``, and cut a window around it; None if the printer's internals are
         not what we expect."""
         try:
-            from ..syntax.printer import LAM, _Printer
+            from ..syntax.printer import LAM, Printer
         except ImportError:  # pragma: no cover
             return None
-        printer = _Printer(self.unicode)
+        printer = Printer(self.unicode)
         out: list[str] = []
         n, start, end = 0, None, None
         stack: list = [(root, LAM)]
@@ -970,24 +970,39 @@ def _cbv_terms(term: Term, max_steps: int) -> tuple[list, bool]:
     return trace, True
 
 
-@deep
-@_folded
-def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional[str] = None,
-               unicode: bool = True, label_width: int = 40, detail: bool = True,
-               tooltip_width: Optional[int] = None, cbv_max_steps: int = 100_000) -> Graph:
-    """Every one-step reduct of ``term`` at every redex position, breadth-first, up to
-    ``node_budget`` nodes, with the call-by-value path highlighted.
+@dataclass
+class Explored:
+    """The full reduction graph of ``term`` as ``explore`` found it: ``nodes`` in
+    breadth-first order (``nodes[0]`` the start), ``edges`` (every step between them),
+    ``preds`` (a node's id → the ids of the other nodes with a step into it), the
+    call-by-value path as node ids (as far as it stays in the graph), whether it
+    reached a normal form there, and whether it left the graph (the budget)."""
+    term: Term
+    nodes: list
+    edges: list
+    preds: dict
+    cbv_path: list
+    cbv_complete: bool
+    left_graph: bool
+    node_budget: int
 
-    Every node within the budget is expanded: edges between nodes already in the graph
-    are all drawn, and a node whose other reducts did not fit is marked (dashed, "+k
-    not shown").  ``detail`` adds the redex under each edge's rule.
-    """
+    @property
+    def budget_reached(self) -> bool:
+        return any(n.hidden for n in self.nodes)
+
+
+def explore(term: Union[Term, str], node_budget: int = 60,
+            cbv_max_steps: int = 100_000) -> Explored:
+    """Every one-step reduct of ``term`` at every redex position, breadth-first, up to
+    ``node_budget`` nodes (α-equivalent terms are one node), and the call-by-value
+    path through them.  Every node within the budget is expanded: edges between nodes
+    already in the graph are all kept, and a node whose other reducts did not fit
+    counts them (``hidden``)."""
     if isinstance(term, str):
         from ..syntax.parser import parse
         term = parse(term)
     if node_budget < 1:
         raise ValueError("node_budget must be at least 1")
-    L = _Labels(unicode, label_width, tooltip_width)
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     index: dict = {}
@@ -1023,19 +1038,23 @@ def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional
     cbv_path = [nodes[0].id]
     nodes[0].on_cbv = True
     left_graph = False
+    out_of: dict[str, list] = {}
+    for e in edges:
+        out_of.setdefault(e.source, []).append(e)
     for s in trace:
         v = index.get(alpha_key(s.term_after()))
         if v is None:
             left_graph = True
             break
         u_id = cbv_path[-1]
-        match = [e for e in edges if e.source == u_id and e.target == v.id and e.rule == s.rule]
-        match = match or [e for e in edges if e.source == u_id and e.target == v.id]
+        match = [e for e in out_of.get(u_id, ()) if e.target == v.id and e.rule == s.rule]
+        match = match or [e for e in out_of.get(u_id, ()) if e.target == v.id]
         if match:
             match[0].on_cbv = True
         else:  # the closure should always contain the strategy's step
             edges.append(GraphEdge(u_id, v.id, s.rule, (), s.redex, s.contractum, on_cbv=True,
                                    strategy_only=True))
+            out_of.setdefault(u_id, []).append(edges[-1])
         v.on_cbv = True
         cbv_path.append(v.id)
     cbv_complete = finished and not left_graph and len(cbv_path) == len(trace) + 1
@@ -1046,7 +1065,25 @@ def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional
             preds.setdefault(e.target, set()).add(e.source)
     for n in nodes:
         n.meeting = len(preds.get(n.id, ())) >= 2
+    return Explored(term, nodes, edges, preds, cbv_path, cbv_complete, left_graph, node_budget)
 
+
+@deep
+@_folded
+def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional[str] = None,
+               unicode: bool = True, label_width: int = 40, detail: bool = True,
+               tooltip_width: Optional[int] = None, cbv_max_steps: int = 100_000) -> Graph:
+    """Every one-step reduct of ``term`` at every redex position, breadth-first, up to
+    ``node_budget`` nodes, with the call-by-value path highlighted.
+
+    Every node within the budget is expanded: edges between nodes already in the graph
+    are all drawn, and a node whose other reducts did not fit is marked (dashed, "+k
+    not shown").  ``detail`` adds the redex under each edge's rule.
+    """
+    x = explore(term, node_budget, cbv_max_steps)
+    term, nodes, edges, preds = x.term, x.nodes, x.edges, x.preds
+    cbv_path, cbv_complete, left_graph = x.cbv_path, x.cbv_complete, x.left_graph
+    L = _Labels(unicode, label_width, tooltip_width)
     d = _Dot("full")
     _graph_defaults(d)
     heading = title or ("All one-step reductions of " + L.label(term, 70))
@@ -1119,4 +1156,4 @@ def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional
                    labeltooltip=tip, constraint=constraint)
     return Graph(d.source(), "full", nodes, edges, cbv_path=cbv_path,
                  cbv_complete=cbv_complete, cbv_left_graph=left_graph,
-                 budget_reached=bool(hidden), node_budget=node_budget)
+                 budget_reached=x.budget_reached, node_budget=node_budget)

@@ -36,12 +36,28 @@ from ..syntax.printer import folding_env
 from .table import TermTable
 from .text import PHASES, bounded, cap_steps, omitted_note, rule_doc, select_steps, ticker
 
-__all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html"]
+__all__ = ["trace_to_html", "trace_data", "TraceView", "view", "result_repr_html", "SUFFIXES"]
 
 
-@lru_cache(maxsize=1)
-def _template() -> str:
-    return resources.files(__package__).joinpath("static/stepper.html").read_text("utf-8")
+@lru_cache(maxsize=4)
+def _static(name: str) -> str:
+    return resources.files(__package__).joinpath(f"static/{name}").read_text("utf-8")
+
+
+_HEAD = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+         '<meta name="generator" content="pullback-calc">\n<title>{title}</title>\n<style>\n')
+
+
+def page(template: str, title: str, data: str) -> str:
+    """One self-contained page: the head and the styles every page shares
+    (``static/page.css``), then ``static/<template>`` -- its own styles and body --
+    with the shared term printer (``static/terms.js``) and its data (``embed``) in
+    their places (``/*TERMS*/``, then ``/*DATA*/``)."""
+    before, rest = _static(template).split("/*TERMS*/", 1)
+    middle, after = rest.split("/*DATA*/", 1)
+    return "".join((_HEAD.format(title=_html.escape(title)), _static("page.css"), before,
+                    _static("terms.js"), middle, data, after))
 
 
 def trace_data(trace, *, title: str = "Reduction trace", term=None, value=None,
@@ -138,7 +154,8 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
     return doc
 
 
-def _embed(doc: dict) -> str:
+def embed(doc: dict) -> str:
+    """``doc`` as compact JSON to put inside a page's ``<script>`` element."""
     # inside <script>: '<' only occurs in strings, where \u003c means the same
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
@@ -162,12 +179,9 @@ def trace_to_html(trace, title: str = "Reduction trace", term=None, *, value=Non
                          max_term=max_term, context=context, phases=phases, rules=rules,
                          every=every, fold=fold, premises=premises, show_steps=show_steps,
                          progress=progress)
-        text = _embed(doc)
+        text = embed(doc)
         del doc  # freed by reference counting, before the collector runs again
-    page = _template()
-    head, rest = page.split("/*TITLE*/", 1)
-    before, after = rest.split("/*DATA*/", 1)
-    return "".join((head, _html.escape(title), before, text, after))
+    return page("stepper.html", title, text)
 
 
 # ---- notebooks -----------------------------------------------------------------------------
@@ -176,6 +190,11 @@ def _iframe(page: str, height: int) -> str:
     return (f'<iframe srcdoc="{_html.escape(page, quote=True)}" sandbox="allow-scripts" '
             f'style="width:100%;height:{height}px;border:1px solid #e5e7eb;border-radius:6px" '
             f'title="pullback-calc trace"></iframe>')
+
+
+#: the trace formats a file's suffix names (``TraceView.save``, ``pullback-calc trace -o``)
+SUFFIXES = {".txt": "text", ".text": "text", ".tex": "latex", ".latex": "latex",
+            ".json": "json", ".html": "html", ".htm": "html"}
 
 
 class TraceView:
@@ -217,8 +236,8 @@ class TraceView:
     def save(self, path) -> None:
         from pathlib import Path
         p = Path(path)
-        render = {".txt": self.to_text, ".tex": lambda: self.to_latex(standalone=True),
-                  ".json": self.to_json, ".html": self.to_html}.get(p.suffix.lower())
+        render = {"text": self.to_text, "latex": lambda: self.to_latex(standalone=True),
+                  "json": self.to_json, "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower()))
         if render is None:
             raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
         p.write_text(render(), encoding="utf-8")
@@ -230,7 +249,10 @@ class TraceView:
         lines = self.to_text(width=100).splitlines()
         more = len(lines) - 20
         body = "\n".join(lines[:20]) + (f"\n… ({more} more lines)" if more > 0 else "")
-        return f"<TraceView {self.title!r}: {len(self.trace)} steps>\n{body}"
+        from .text import count_steps
+        n, top = count_steps(self.trace), len(self.trace)
+        steps = f"{n} steps" if n == top else f"{n} steps ({top} in the main derivation)"
+        return f"<TraceView {self.title!r}: {steps}>\n{body}"
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(repr(self))

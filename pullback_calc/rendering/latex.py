@@ -26,16 +26,16 @@ import re
 import unicodedata
 from typing import Iterable, Optional
 
-from ..syntax.printer import (APP, ATOM, LAM, SUM, _Printer, _infix, folding,
-                              folding_env, folds, show_num)
+from ..syntax.printer import (APP, ATOM, LAM, SUM, Printer, folding, folding_env, folds,
+                              infix_precedence, precedence, prints_as_let, show_num)
 from ..syntax.terms import App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, \
     Zero
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type
 from ..reduction.gcpause import paused
-from .text import PHASES, cap_steps, omitted_note, select_steps, ticker, walk
+from .text import PHASES, cap_steps, frame_parts, omitted_note, select_steps, ticker, walk
 
 __all__ = ["trace_to_latex", "term_to_latex", "type_to_latex", "tex_escape", "step_to_latex",
-           "context_to_latex"]
+           "context_to_latex", "FUNCTIONS"]
 
 _GREEK = {
     "alpha": r"\alpha", "beta": r"\beta", "gamma": r"\gamma", "delta": r"\delta",
@@ -150,13 +150,14 @@ def type_to_latex(t: Type) -> str:
     return go(t, 0)
 
 
-_FUNCTIONS = {"sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "exp": r"\exp", "log": r"\log",
-              "tanh": r"\tanh"}
+# function symbols spelt as LaTeX operators (registry.py adds the registered ones)
+FUNCTIONS = {"sin": r"\sin", "cos": r"\cos", "tan": r"\tan", "exp": r"\exp", "log": r"\log",
+             "tanh": r"\tanh"}
 _OPS = {"add": "+", "sub": "-", "mul": r"\times", "div": "/", "neg": "-"}
 _COMMA = r",\allowbreak\, "
 
 
-class _TeXPrinter(_Printer):
+class _TeXPrinter(Printer):
     """The pretty printer's layout with LaTeX pieces (same precedences)."""
 
     def __init__(self):
@@ -182,7 +183,7 @@ class _TeXPrinter(_Printer):
             return [r"\mathbf{0}"]
         if isinstance(t, Lam):
             return [r"\lambda ", *self.binder(t), r".\allowbreak\, ", (t.body, LAM)]
-        if isinstance(t, App) and isinstance(t.fun, Lam):
+        if isinstance(t, App) and prints_as_let(t):
             return [r"\mathbf{let}\ ", *self.binder(t.fun), " = ", (t.arg, LAM),
                     r"\allowbreak\ \mathbf{in}\ ", (t.fun.body, LAM)]
         if isinstance(t, App):
@@ -206,9 +207,9 @@ class _TeXPrinter(_Printer):
         raise TypeError(f"not a term: {type(t).__name__}")
 
     def prim(self, t: Prim) -> list:
-        p = _infix(t)
+        p = infix_precedence(t)
         if p is None:
-            name = _FUNCTIONS.get(t.op, r"\mathrm{" + tex_escape(t.op) + "}")
+            name = FUNCTIONS.get(t.op, r"\mathrm{" + tex_escape(t.op) + "}")
             return [name + "(", *self.seq(t.args, LAM, _COMMA), ")"]
         if len(t.args) == 1:
             return ["-", self.operand(t.args[0], p + 1)]
@@ -314,25 +315,39 @@ def _prologue() -> list[str]:
     ]
 
 
-_TEX_SPECIAL = {"{": r"\{", "}": r"\}", "_": r"\_", "^": r"\hat{}", "&": r"\&", "%": r"\%",
-                "#": r"\#", "$": r"\$", "\\": r"\backslash ", "~": r"\sim ", " ": r"\ \allowbreak "}
-
-
-def _text_math(s: str) -> str:
-    """Printed (Unicode) term text as math-mode ASCII TeX, character by character,
-    spaces kept (for context excerpts, which are text cut at token boundaries)."""
-    return "".join(_TEX_SPECIAL.get(c, c) if c.isascii() else _char(c, True) for c in s)
-
-
 def context_to_latex(step, max_term: Optional[int] = 60, frames: int = 3,
                      sibling: int = 16) -> str:
     """The redex in (the innermost frames of) its evaluation context, in math
-    mode, the redex boxed: ``\\dots \\langle V, \\fbox{$redex$}, P\\rangle``."""
-    from .text import context_around
-    left, right, more = context_around(step, True, frames, sibling)
+    mode, the redex boxed: ``\\dots \\langle V, \\fbox{$redex$}, P\\rangle``.
+    Typeset as the terms are (the frames are the TeX printer's pieces, as
+    ``text.context_around`` takes the pretty printer's), siblings abbreviated to
+    about ``sibling`` characters."""
+    left: list[str] = []
+    right: list[str] = []
+    inner, ctx, k = step.redex, getattr(step, "ctx", None), 0
+    while ctx is not None and k < frames:
+        got = frame_parts(ctx, False, _PRINTER)
+        if got is None:
+            break
+        lp, rp, need = got
+        lp, rp = [_sibling(x, sibling) for x in lp], [_sibling(x, sibling) for x in rp]
+        if need is not None and precedence(inner) < need:
+            lp, rp = lp + ["("], [")"] + rp
+        left, right = lp + left, right + rp
+        inner, ctx, k = ctx.node, ctx.parent, k + 1
     redex = term_to_latex(step.redex, max_term)
-    return ((r"\dots\ " if more else "") + _text_math(left) + r"\fbox{$" + redex + "$}"
-            + _text_math(right))
+    return ((r"\dots\ " if ctx is not None else "") + "".join(left) + r"\fbox{$" + redex
+            + "$}" + "".join(right))
+
+
+def _sibling(x, limit: int) -> str:
+    """A piece of a frame: TeX as it is, or a child printed within about ``limit``
+    characters (in parentheses if it binds looser than its place needs)."""
+    if isinstance(x, str):
+        return x
+    t, need = x
+    s = term_to_latex(t, limit)
+    return f"({s})" if need is not None and precedence(t) < need else s
 
 
 def step_to_latex(step, max_term: Optional[int] = 60) -> str:

@@ -33,7 +33,7 @@ pieces).
 """
 from __future__ import annotations
 
-from ..syntax.printer import _Printer, _prec, folding, folding_env, folds
+from ..syntax.printer import Printer, folding, folding_env, folds, precedence
 from ..syntax.terms import Num, Tuple, Var, Zero
 from .text import folds_at_hole, frame_parts
 
@@ -45,7 +45,7 @@ _LEAVES = (Var, Num, Zero)
 class TermTable:
     def __init__(self, unicode: bool = True):
         self.unicode = unicode
-        self._printer = _Printer(unicode)
+        self._printer = Printer(unicode)
         self.N: list = []
         self.F: list = []
         self._ids: dict = {}     # id(node) → index (the node is kept in _kept: ids stay unique)
@@ -71,7 +71,7 @@ class TermTable:
             self._kept
         while todo:
             u, j = todo.pop()
-            entry = N[j] = [_prec(u), 1 if u.__class__ is Tuple and folds(u) else 0]
+            entry = N[j] = [precedence(u), 1 if u.__class__ is Tuple and folds(u) else 0]
             for x in node(u):
                 if x.__class__ is str:
                     entry.append(x)
@@ -99,7 +99,7 @@ class TermTable:
             k = self._leaves.get(text)
             if k is None:
                 k = self._leaves[text] = len(N)
-                N.append([_prec(t), 0, text])
+                N.append([precedence(t), 0, text])
         else:
             k = len(N)
             N.append(None)
@@ -139,7 +139,7 @@ class TermTable:
             else:
                 left, right, need = got
                 self.F.append([self._pieces(left), self._pieces(right),
-                               -1 if need is None else need, _prec(f.node), parent,
+                               -1 if need is None else need, precedence(f.node), parent,
                                1 if folds_at_hole(f) else 0])
             frames[id(f)] = parent = k
             self._kept_frames.append(f)

@@ -18,13 +18,14 @@ from itertools import islice
 from typing import Iterable, Iterator, Optional
 
 from ..reduction.gcpause import paused
-from ..syntax.printer import LAM, _prec, folding, folding_env, folds, pretty
+from ..syntax.printer import folding, folding_env, folds, precedence, pretty
 from ..syntax.terms import Dual, Jac, Num, Term, Var, Zero
 
 __all__ = ["abbreviate", "bounded", "format_step", "format_trace", "trace_lines",
            "select_steps", "cap_steps", "count_steps", "iter_trace_lines", "parse_rules",
            "parse_phases", "rule_doc", "rule_labels",
-           "context_around", "walk", "state_lines", "paused_batches", "PHASES"]
+           "context_around", "walk", "state_lines", "paused_batches", "PHASES", "arrow",
+           "two_terms"]
 
 RULE_COLUMN = 10      # "[dual-app]" is the longest label
 PHASE_COLUMN = 9      # "decompose"
@@ -44,8 +45,8 @@ def _printer(unicode: bool):
     got = _PRINTERS.get(unicode)
     if got is None:
         try:
-            from ..syntax.printer import LAM, _Printer
-            got = _PRINTERS[unicode] = (_Printer(unicode), LAM)
+            from ..syntax.printer import LAM, Printer
+            got = _PRINTERS[unicode] = (Printer(unicode), LAM)
         except ImportError:  # pragma: no cover - fall back to printing in full
             return None, None
     return got
@@ -442,22 +443,27 @@ def rule_doc(label: str) -> str:
 
 # ---- the context around a redex --------------------------------------------------------------
 
-def frame_parts(frame, unicode: bool) -> Optional[tuple[list, list, Optional[int]]]:
+def frame_parts(frame, unicode: bool,
+                printer=None) -> Optional[tuple[list, list, Optional[int]]]:
     """(pieces left of the hole, pieces right of it, precedence needed at the hole)
     of one frame of an evaluation context: strings and the other children as
     ``(term, need)`` (``need`` None: a pattern), or None if the hole cannot be
     found.  The frame's own node prints unfolded (a folded tuple would hide the
-    item the hole is in); its other children are printed by the caller."""
-    printer, _ = _printer(unicode)
+    item the hole is in); its other children are printed by the caller.
+    ``printer``: the pretty printer's layout by default, or one with its
+    precedences and other pieces (LaTeX's)."""
+    if printer is None:
+        printer, _ = _printer(unicode)
     if printer is None:  # pragma: no cover
         return None
     node, kind = frame.node, frame.kind
     hole = frame.hole()
     if folding():
         if folds_at_hole(frame):  # ⟨…, □⟩: what folding shows of the tuple
-            return [printer.sym("⟨…, ", "<..., ")], [printer.sym("⟩", ">")], LAM
+            opening, (_, need), *closing = printer.node(node)
+            return [opening], closing, need
         with folding_env(False):  # ⟨□, c⟩ folded would hide the hole
-            return frame_parts(frame, unicode)
+            return frame_parts(frame, unicode, printer)
     parts = list(printer.node(node))
     if kind in ("a-root", "dual-body"):  # the hole is the body of a λ inside the node
         lam = node.lam if isinstance(node, (Jac, Dual)) else node.fun
@@ -467,7 +473,7 @@ def frame_parts(frame, unicode: bool) -> Optional[tuple[list, list, Optional[int
             return None
         need = parts[j][1]
         inner = list(printer.node(lam))
-        if need is not None and _prec(lam) < need:
+        if need is not None and precedence(lam) < need:
             inner = ["(", *inner, ")"]
         parts[j:j + 1] = inner
     # the hole: the frame's index-th child (prim, tuple, sum), else the child it held
@@ -502,7 +508,7 @@ def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list
         if need is None:  # a pattern (it prints as the tuple term it is)
             return abbreviate(t, unicode, sibling)
         s = abbreviate(t, unicode, sibling)
-        return f"({s})" if _prec(t) < need else s
+        return f"({s})" if precedence(t) < need else s
     return [show(x) for x in left], [show(x) for x in right], need
 
 
@@ -527,7 +533,7 @@ def context_around(step, unicode: bool = True, frames: int = 3,
         if got is None:
             break
         lp, rp, need = got
-        if need is not None and _prec(inner) < need:
+        if need is not None and precedence(inner) < need:
             lp, rp = lp + ["("], [")"] + rp
         left = lp + left
         right = right + rp
@@ -553,12 +559,13 @@ def _paint(s: str, style: str, color: bool) -> str:
 
 # ---- lines --------------------------------------------------------------------------------------
 
-def _arrow(unicode: bool) -> str:
+def arrow(unicode: bool) -> str:
+    """The arrow between a redex and its contractum in a line (spaces included)."""
     return "  ⟶  " if unicode else "  -->  "
 
 
-def _two_terms(a: Term, b: Term, sep: str, unicode: bool, room: Optional[int],
-               color: bool = False, styles=("redex", "contractum")) -> str:
+def two_terms(a: Term, b: Term, sep: str, unicode: bool, room: Optional[int],
+              color: bool = False, styles=("redex", "contractum")) -> str:
     """``a sep b`` in ``room`` characters, sharing the room between a and b."""
     if room is None:
         sa, sb = pretty(a, unicode), pretty(b, unicode)
@@ -586,7 +593,7 @@ def format_step(step, unicode: bool = True, width: Optional[int] = 100,
     rule = f"{'[' + step.rule + ']':<{RULE_COLUMN}} "
     phase = f"{step.phase:<{PHASE_COLUMN}} "
     room = None if width is None else width - len(idx) - len(rule) - len(phase)
-    terms = _two_terms(step.redex, step.contractum, _arrow(unicode), unicode, room, color)
+    terms = two_terms(step.redex, step.contractum, arrow(unicode), unicode, room, color)
     if not color:
         return idx + rule + phase + terms
     ph = step.phase if step.phase in STYLE else "rule"
@@ -604,7 +611,7 @@ def _format_premise(d, unicode: bool, width: Optional[int], color: bool = False)
         body = abbreviate(d.start, unicode, room)
         return _paint(head, "premise", color) + _paint(body, "redex", color)
     sep = "  ⇓  " if unicode else "  ==>  "
-    return _paint(head, "premise", color) + _two_terms(d.start, d.result, sep, unicode, room,
+    return _paint(head, "premise", color) + two_terms(d.start, d.result, sep, unicode, room,
                                                        color)
 
 

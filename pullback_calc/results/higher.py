@@ -14,8 +14,8 @@ from ..errors import JacobianError
 from ..reduction.machine import DEFAULT_MAX_STEPS
 from ..syntax.terms import App, Lam, Num, Pullback, Term, Tuple, Var
 from ..syntax.types import rn
-from .jacobian import (JacobianRow, _as_term, _function_type, _leaves, _points, jacobian_row,
-                       reduce)
+from .jacobian import JacobianRow, Matrix, as_term, jacobian_row, reduce
+from .rows import as_point, coordinate_paths, function_type
 
 
 def _basis(n: int, i: int) -> Term:
@@ -31,45 +31,63 @@ def partial_term(f: Term, n: int, i: int) -> Lam:
 
 
 def _scalar_function(f: Term, n: int) -> None:
-    dom, cod = _function_type(f, n)
-    if len(_leaves(cod, "output")) != 1:
+    dom, cod = function_type(f, n)
+    if len(coordinate_paths(cod, "output")) != 1:
         raise JacobianError("the Hessian needs a real-valued function ℝⁿ → ℝ")
-    if len(_leaves(dom, "input")) != n:
-        raise JacobianError(f"the function takes {len(_leaves(dom, 'input'))} real input(s) "
-                            f"but the point has {n} coordinate(s)")
+    k = len(coordinate_paths(dom, "input"))
+    if k != n:
+        raise JacobianError(f"the function takes {k} real input(s) but the point has {n} "
+                            f"coordinate(s)")
 
 
 @deep
 def hessian_row(f: Union[str, Term], point, i: int,
-                max_steps: int = DEFAULT_MAX_STEPS, record: bool = True) -> JacobianRow:
+                max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
+                verify: bool = False) -> JacobianRow:
     """Row i (from 0) of the Hessian of f at ``point``, by nested pullbacks
-    (``record=False``: no trace kept, as for ``jacobian_row``)."""
-    pt = _points(point)
-    f = _as_term(f, len(pt))
+    (``record=False``: no trace kept, ``verify``: every step checked by the oracle,
+    as for ``jacobian_row``)."""
+    pt = as_point(point)
+    f = as_term(f, len(pt))
     _scalar_function(f, len(pt))
     if not 0 <= i < len(pt):
         raise JacobianError(f"row {i} does not exist: the Hessian has {len(pt)} rows")
-    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps, record=record)
+    return jacobian_row(partial_term(f, len(pt), i), pt, 0, max_steps=max_steps, record=record,
+                        verify=verify)
 
 
 def _hessian_task(f: Term, pt: list, task: tuple) -> JacobianRow:
-    i, max_steps, record = task
-    return hessian_row(f, pt, i, max_steps=max_steps, record=record)
+    i, max_steps, record, verify = task
+    return hessian_row(f, pt, i, max_steps=max_steps, record=record, verify=verify)
+
+
+@deep
+def hessian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAULT_MAX_STEPS,
+                 record: bool = False, workers: Optional[int] = None,
+                 verify: bool = False) -> list:
+    """``hessian_row`` for each of ``rows`` (default: every row), as a list of
+    ``JacobianRow``; ``workers=N`` reduces the rows in N processes (the same rows,
+    steps and traces), as ``jacobian_rows``."""
+    from .parallel import map_rows
+    pt = as_point(point)
+    f = as_term(f, len(pt))
+    _scalar_function(f, len(pt))
+    rows = range(len(pt)) if rows is None else rows
+    return map_rows(_hessian_task, f, pt, [(i, max_steps, record, verify) for i in rows],
+                    workers)
 
 
 @deep
 def hessian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
-            record: bool = False, workers: Optional[int] = None) -> list:
-    """All rows of the Hessian: a list of rows, or with ``record=True`` the
-    ``JacobianRow`` of each (traces included); ``workers=N`` reduces the rows
-    in N processes (the same rows, steps and traces)."""
-    from .parallel import map_rows
-    pt = _points(point)
-    f = _as_term(f, len(pt))
-    _scalar_function(f, len(pt))
-    out = map_rows(_hessian_task, f, pt, [(i, max_steps, record) for i in range(len(pt))],
-                   workers)
-    return out if record else [r.row for r in out]
+            record: bool = False, workers: Optional[int] = None,
+            verify: bool = False) -> Matrix:
+    """All rows of the Hessian: a ``Matrix`` (a list of rows; ``.artefact`` each
+    row's ``JacobianRow``, with its trace when ``record=True``); ``workers=N``
+    reduces the rows in N processes (the same rows, steps and traces); ``verify``
+    as for ``jacobian_row``."""
+    out = hessian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
+                       verify=verify)
+    return Matrix([r.row for r in out], "pullback", None, out)
 
 
 @deep
@@ -77,7 +95,7 @@ def apply_covector(covector: Union[str, Term], tangent: Union[str, Term],
                    max_steps: int = DEFAULT_MAX_STEPS) -> Term:
     """ω(v) by reduction: read a covector over any type (lists, functions)
     by applying it to a tangent of that type."""
-    return reduce(App(_as_term(covector), _as_term(tangent)), max_steps=max_steps,
+    return reduce(App(as_term(covector), as_term(tangent)), max_steps=max_steps,
                   check=False).value
 
 
@@ -109,4 +127,4 @@ def strong_normal_form(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEP
             return Dual(v.lam, under(v.functional))
         return v
 
-    return strong(_as_term(term))
+    return strong(as_term(term))

@@ -12,16 +12,17 @@ covector to basis vectors.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Optional, Union
 
+from .. import display
 from ..budgets import budget
-from ..deep import bottom_up, deep
+from ..deep import deep
 from ..errors import JacobianError
-from ..reduction.linear import to_lincomb
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
-from ..reduction.env import PatVars, component
-from ..syntax.terms import App, Lam, Num, Proj, Pullback, Term, Tuple, Var, Zero, is_pattern
-from ..syntax.types import Arrow, DualT, Prod, Real, Type, real_leaves, rn
+from ..syntax.terms import App, Lam, Pullback, Term, Var
+from . import unknown as U
+from .rows import (as_point, coordinate_functional, coordinate_paths, function_type,
+                   point_term, read_row)
 
 
 @dataclass
@@ -39,9 +40,8 @@ class ReductionResult:
         """True if ``value`` is the state after ``stop_after`` steps, not a normal form."""
         return self.next_step is not None
 
-    def _repr_html_(self) -> str:  # notebooks: the interactive stepper
-        from ..rendering.html import result_repr_html
-        return result_repr_html(self)
+    def _repr_html_(self) -> Optional[str]:  # notebooks: the interactive stepper
+        return display.html_of(self)
 
 
 @dataclass
@@ -53,12 +53,31 @@ class JacobianRow:
     term: Term = field(repr=False, default=None)
     rule_counts: dict = field(default_factory=dict, repr=False)
 
-    def _repr_html_(self) -> str:  # notebooks: the interactive stepper
-        from ..rendering.html import result_repr_html
-        return result_repr_html(self)
+    def _repr_html_(self) -> Optional[str]:  # notebooks: the interactive stepper
+        return display.html_of(self)
 
 
-def _as_term(t, arity: Optional[int] = None) -> Term:
+class Matrix(list):
+    """A Jacobian or a Hessian, one list of floats per row: a list (equal to the plain
+    list of its rows) that also says how it was computed.  ``.engine`` is the engine
+    ("pullback", the reduction, unless ``jacobian(method=…)`` chose another);
+    ``.costs`` its cost counters (``engines.Costs``) when ``method=`` asked for a
+    measured run, else None (an unrecorded reduction is not itemised);
+    ``.artefact`` what it built on the way: for the reduction, each row's
+    ``JacobianRow`` (steps, rule counts, and the trace when recorded), for the other
+    engines their ``EngineResult.artefact``.  ``.rows`` is the plain list, as an
+    ``EngineResult``'s."""
+
+    def __init__(self, rows, engine: str = "pullback", costs=None, artefact=None):
+        super().__init__(rows)
+        self.engine, self.costs, self.artefact = engine, costs, artefact
+
+    @property
+    def rows(self) -> list:
+        return list(self)
+
+
+def as_term(t, arity: Optional[int] = None) -> Term:
     """A term from its text, the term itself, or a Python function over floats
     (traced into a term, ``arity`` real arguments: default its parameters)."""
     if isinstance(t, str):
@@ -97,7 +116,7 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
     the term means the same before and after it, or a ``VerificationError``
     names the first step that changed it (``results.verify``; slow: the
     whole term is evaluated at every step)."""
-    term = _checked_term(term, free) if check else _as_term(term)
+    term = _checked_term(term, free) if check else as_term(term)
     m = Machine(max_steps=max_steps, record=record, stop_after=stop_after,
                 verify=_verifier(verify))
     with budget(timeout, max_memory):
@@ -127,98 +146,6 @@ def _checked_term(term: Union[str, Term], free: Optional[dict]) -> Term:
     return term
 
 
-# ---- shapes -------------------------------------------------------------------------
-
-def _pattern_domain(pat: Term, n: int) -> Type:
-    """ℝ at every leaf of a tuple pattern; ℝⁿ for a single variable."""
-    if isinstance(pat, Tuple):
-        return bottom_up(pat, lambda p: (p.items, p) if isinstance(p, Tuple) else (None, rn(1)),
-                         lambda p, items: Prod(tuple(items)))
-    return rn(n)
-
-
-def _function_type(f: Term, n: int, env: Optional[dict] = None,
-                   closed: bool = False) -> tuple[Type, Type]:
-    """(domain, codomain) of f, checked against the domain the point gives,
-    so that projections of an unannotated ``λy.S`` can be typed (``env``,
-    ``closed``: as for ``typing.check``)."""
-    from ..typing.check import check
-    from ..syntax.types import TVar
-    expected: Type = TVar.new()
-    if isinstance(f, Lam) and f.ann is None and is_pattern(f.pat):
-        expected = Arrow(_pattern_domain(f.pat, n), TVar.new())
-    ty = check(f, expected, env, closed)
-    if isinstance(ty, Arrow) and real_leaves(ty.dom) is None:
-        # a domain left open by inference (f = let g = λx. x in g): the point fixes it
-        fixed = _domain_from_point(ty.dom, n)
-        if fixed is not None:
-            ty = check(f, Arrow(fixed, TVar.new()), env, closed)
-    if isinstance(ty, DualT):
-        raise JacobianError("expected a function ℝⁿ → ℝᵐ, found a covector")
-    if not isinstance(ty, Arrow):
-        raise JacobianError(f"expected a function ℝⁿ → ℝᵐ, found a term of type {ty}")
-    if isinstance(ty.cod, TVar):
-        # any codomain would do (e.g. the result of a free function h): ℝ is one
-        return ty.dom, Real()
-    return ty.dom, ty.cod
-
-
-def _domain_from_point(dom: Type, n: int) -> Optional[Type]:
-    """dom with ℝ for its type variables, if that makes it ℝⁿ for the point's n:
-    an open domain α is ℝⁿ (flat, as for a λ of one variable), a product whose
-    leaves are ℝ or open and number n has ℝ at each (None: no such reading)."""
-    from ..syntax.types import TVar
-    if isinstance(dom, TVar):
-        return rn(n)
-    if not isinstance(dom, Prod):
-        return None
-    leaves = [0]
-
-    def leaf(t):
-        if isinstance(t, Prod):
-            return t.items, t
-        leaves[0] += 1
-        return None, Real() if isinstance(t, (TVar, Real)) else None
-
-    out = bottom_up(dom, leaf, lambda t, items: None if None in items else Prod(tuple(items)))
-    return out if out is not None and leaves[0] == n else None
-
-
-def _leaves(t: Type, what: str) -> list:
-    paths = real_leaves(t)
-    if paths is None:
-        raise JacobianError(f"the {what} type {t} is not ℝⁿ (built from ℝ by products), so "
-                            f"there is no Jacobian matrix; reduce the pullback Ω(f) ω V "
-                            f"instead and apply the covector to a tangent")
-    return paths
-
-
-def _point_term(dom: Type, point: Sequence[float]) -> Term:
-    if isinstance(dom, Prod):
-        vals = iter(point)
-        return bottom_up(dom, lambda t: (t.items, t) if isinstance(t, Prod)
-                         else (None, Num(next(vals))), lambda t, items: Tuple(tuple(items)))
-    return Num(point[0])
-
-
-def _coordinate_functional(cod: Type, path: tuple) -> Lam:
-    """e_p* = λw. πₚ w (a projection path for nested products)."""
-    w = Var("w")  # ω is closed: its names cannot capture anything
-    body: Term = w
-    for i in path:
-        body = Proj(i, body)
-    return Lam(w, body)
-
-
-def _points(point) -> list[float]:
-    if isinstance(point, (int, float)):
-        return [float(point)]
-    try:
-        return [float(v) for v in point]
-    except (TypeError, ValueError):
-        raise JacobianError(f"the point must be a list of numbers, got {point!r}") from None
-
-
 # ---- rows ---------------------------------------------------------------------------
 
 @deep
@@ -232,9 +159,8 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     ``on_unknown`` is the policy for free function variables in f
     (``results.unknown``): "error" when the row depends on one, or "zero".
     ``verify`` as for ``reduce``."""
-    from . import unknown as U
     U.check_policy(on_unknown)
-    f = _as_term(f, len(_points(point)))
+    f = as_term(f, len(as_point(point)))
     term, in_paths = _row_term(f, point, p)
     m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify))
     with budget(timeout, max_memory):
@@ -242,51 +168,6 @@ def jacobian_row(f: Union[str, Term], point, p: int,
     free = U.unknown_functions(f)
     row = U.read_row(value, in_paths, free, on_unknown) if free else read_row(value, in_paths)
     return JacobianRow(row, m.steps_taken, trace, value, term, dict(m.rule_counts))
-
-
-def without_lets(t: Term) -> Term:
-    """A normal form with the lets that rule 1 kept around it (inert values the
-    result shares: ``let c = cos(h 0.5) in λdx. c × dx``) substituted -- for
-    reading its coefficients, not a reduction."""
-    from ..syntax.subst import bind_pattern, subst
-    while isinstance(t, App) and isinstance(t.fun, Lam):
-        t = subst(t.fun.body, bind_pattern(t.fun.pat, t.arg))
-    return t
-
-
-def read_row(covector: Term, in_paths: list, settle=None, error=None) -> list[float]:
-    """The coefficients of a covector normal form on ℝⁿ, coordinate by coordinate.
-    ``settle`` may rewrite the linear combination first, and ``error(what, term)``
-    make the error for a coefficient or atom that is not what it should be
-    (``results.unknown`` passes both, for programs with free functions)."""
-    covector = without_lets(covector)
-    if isinstance(covector, Zero):
-        return [0.0] * len(in_paths)
-    if not (isinstance(covector, Lam) and is_pattern(covector.pat)):
-        if error is not None:
-            raise error("the normal form", covector)
-        raise JacobianError(f"the normal form is not a covector: {covector}")
-    coeffs = dict(to_lincomb(covector.body, PatVars(covector.pat)))
-    if settle is not None:
-        coeffs = settle(coeffs)
-    row = []
-    for path in in_paths:
-        atom = component(covector.pat, path)
-        c = coeffs.pop(atom, None)
-        if c is None:
-            row.append(0.0)
-        elif isinstance(c, Num):
-            row.append(c.value)
-        elif error is not None:
-            raise error(f"the coefficient of {atom}", c)
-        else:
-            raise JacobianError(f"the coefficient of {atom} is not a numeral: {c}")
-    if coeffs:
-        if error is not None:
-            raise error("the normal form", next(iter(coeffs)))
-        raise JacobianError("the normal form has atoms that are not input coordinates: "
-                            + ", ".join(str(a) for a in coeffs))
-    return row
 
 
 @deep
@@ -297,11 +178,11 @@ def jacobian_rows(f: Union[str, Term], point, rows=None, max_steps: int = DEFAUL
     """``jacobian_row`` for each of ``rows`` (default: every output), as a list of
     ``JacobianRow``; ``workers=N`` (N > 1) reduces the rows in N processes
     (see ``results.parallel``): the same rows, steps and traces."""
-    pt = _points(point)
-    f = _as_term(f, len(pt))
+    pt = as_point(point)
+    f = as_term(f, len(pt))
     if rows is None:
-        dom, cod = _function_type(f, len(pt))
-        rows = range(len(_leaves(cod, "output")))
+        dom, cod = function_type(f, len(pt))
+        rows = range(len(coordinate_paths(cod, "output")))
     tasks = [(p, max_steps, record, on_unknown, verify) for p in rows]
     from .parallel import map_rows
     with budget(timeout, max_memory):  # forked workers inherit it
@@ -314,46 +195,22 @@ def _row_task(f: Term, pt: list, task: tuple) -> JacobianRow:
                         verify=verify)
 
 
-@deep
-def jacobian(f: Union[str, Term], point, max_steps: int = DEFAULT_MAX_STEPS,
-             record: bool = False, workers: Optional[int] = None,
-             on_unknown: str = "error", method: Optional[str] = None,
-             timeout: Optional[float] = None, max_memory: Optional[float] = None,
-             verify: bool = False) -> list:
-    """All rows of the Jacobian, one reduction (reverse-mode run) per output:
-    a list of rows (lists of floats).  ``record=True`` returns the
-    ``JacobianRow`` of each row instead, traces included (the default keeps no
-    trace: nothing here would return it).  ``workers=N`` reduces the rows in
-    N processes; ``on_unknown`` as for ``jacobian_row``.  ``method="pullback" |
-    "ps" | "forward" | "tape"`` runs that engine (``pullback_calc.engines``) and
-    returns its ``EngineResult``: the rows (``.rows``) with its cost counters
-    (``.costs``)."""
-    if method is not None:
-        from ..engines import jacobian as by_engine
-        return by_engine(f, point, method, **({"max_steps": max_steps}
-                                              if method == "pullback" else {}))
-    out = jacobian_rows(f, point, None, max_steps=max_steps, record=record, workers=workers,
-                        on_unknown=on_unknown, timeout=timeout, max_memory=max_memory,
-                        verify=verify)
-    return out if record else [r.row for r in out]
-
-
 def jacobian_term(f: Union[Term, str], point, p: int = 0) -> Term:
     """The term ``Ω(f) (λz. λw. πₚ w) V`` whose normal form is row p of the Jacobian of f
     at V (the term ``jacobian_row`` reduces), checked the same way (graphs draw its reduction)."""
-    return _row_term(_as_term(f, len(_points(point))), point, p)[0]
+    return _row_term(as_term(f, len(as_point(point))), point, p)[0]
 
 
 def _row_term(f: Term, point, p: int) -> tuple[Term, list]:
     """(Ω(f) (λz. λw. πₚ w) V, the input paths), the point and row checked."""
-    pt = _points(point)
-    dom, cod = _function_type(f, len(pt))
-    in_paths, out_paths = _leaves(dom, "input"), _leaves(cod, "output")
+    pt = as_point(point)
+    dom, cod = function_type(f, len(pt))
+    in_paths, out_paths = coordinate_paths(dom, "input"), coordinate_paths(cod, "output")
     if len(in_paths) != len(pt):
         raise JacobianError(f"the function takes {len(in_paths)} real input(s) but the point "
                             f"has {len(pt)} coordinate(s)")
     if not 0 <= p < len(out_paths):
         raise JacobianError(f"row {p} does not exist: the function has {len(out_paths)} "
                             f"output(s) (rows are counted from 0)")
-    omega = Lam(Var("z"), _coordinate_functional(cod, out_paths[p]))
-    return App(Pullback(f, omega), _point_term(dom, pt)), in_paths
+    omega = Lam(Var("z"), coordinate_functional(cod, out_paths[p]))
+    return App(Pullback(f, omega), point_term(dom, pt)), in_paths

@@ -22,7 +22,7 @@ from ..syntax.terms import (App, Lam, Num, Prim, Proj, Sum, Term, Tuple, Var, Ze
                             is_pattern, let, note_name, tup)
 from ..syntax.types import Arrow, Prod, Real, Type, real_leaves, rn
 
-__all__ = ["SYMPY", "to_sympy", "from_sympy", "sympy_jacobian", "default_symbols"]
+__all__ = ["SYMPY", "FROM_SYMPY", "to_sympy", "from_sympy", "sympy_jacobian", "default_symbols"]
 
 # One entry per function symbol of prims.PRIMS (tests/test_sympy_bridge.py checks).
 SYMPY: dict[str, Callable[..., sympy.Expr]] = {
@@ -41,8 +41,9 @@ SYMPY: dict[str, Callable[..., sympy.Expr]] = {
     "tanh": sympy.tanh,
 }
 
-# Unary sympy functions that are function symbols (sqrt is Pow(·, 1/2) in sympy).
-_FUNCS = {sympy.sin: "sin", sympy.cos: "cos", sympy.tan: "tan", sympy.exp: "exp",
+# Unary sympy functions that are function symbols (sqrt is Pow(·, 1/2) in sympy);
+# registry.py adds the registered ones.
+FROM_SYMPY = {sympy.sin: "sin", sympy.cos: "cos", sympy.tan: "tan", sympy.exp: "exp",
           sympy.log: "log", sympy.tanh: "tanh"}
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_']*")
@@ -274,8 +275,8 @@ def _node_term(e: sympy.Basic, kids: dict) -> Term:
         if x.is_Integer and x < 0:
             return _P("div", Num(1.0), b if x == -1 else _P("pow", b, Num(-int(x))))
         return _P("pow", b, kids[x])  # positive integer powers stay pow(b, k)
-    if e.func in _FUNCS and len(e.args) == 1:
-        return _P(_FUNCS[e.func], kids[e.args[0]])
+    if e.func in FROM_SYMPY and len(e.args) == 1:
+        return _P(FROM_SYMPY[e.func], kids[e.args[0]])
     raise JacobianError(f"from_sympy: unsupported sympy node {type(e).__name__}")
 
 
@@ -292,7 +293,7 @@ def _with_coeff(e: sympy.Basic, t: Term) -> Term:
 
 
 def _supported(e: sympy.Basic) -> bool:
-    return e.is_Atom or isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)) or e.func in _FUNCS
+    return e.is_Atom or isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)) or e.func in FROM_SYMPY
 
 
 def _input_names(symbols: list) -> list[str]:

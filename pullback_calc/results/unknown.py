@@ -26,6 +26,7 @@ from ..errors import JacobianError
 from ..reduction.linear import ONE, to_lincomb
 from ..syntax.subst import free_names, fv
 from ..syntax.terms import Jac, Num, Term, Var, Zero, subterms
+from . import rows
 
 POLICIES = ("error", "zero")
 
@@ -113,18 +114,16 @@ def settle(coeffs: dict, unknown: dict, policy: str) -> dict:
 
 
 def read_row(covector: Term, in_paths: list, unknown: dict, policy: str) -> list[float]:
-    """``jacobian.read_row`` for a program with unknown functions: the row
+    """``rows.read_row`` for a program with unknown functions: the row
     under the policy (see the module docstring)."""
-    from .jacobian import read_row as read
-    return read(covector, in_paths, settle=lambda coeffs: settle(coeffs, unknown, policy),
+    return rows.read_row(covector, in_paths, settle=lambda coeffs: settle(coeffs, unknown, policy),
                 error=lambda what, t: _unknown_value_error(what, t, unknown))
 
 
 def read_real(t: Term, unknown: dict, policy: str, what: str) -> float:
     """A real-valued normal form as a float, under the policy: a numeral plus
     unknown Jacobians (a forward-mode tangent through an unknown function)."""
-    from .jacobian import without_lets
-    t = without_lets(t)
+    t = rows.without_lets(t)
     if isinstance(t, Num):
         return t.value
     if isinstance(t, Zero):

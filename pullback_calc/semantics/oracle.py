@@ -23,7 +23,8 @@ from ..syntax.types import Prod
 
 __all__ = ["ZERO", "DualNumber", "OracleError", "evaluate", "apply", "derivative",
            "central_difference", "row_by_oracle", "covector_apply", "tangent_value",
-           "perturb", "fresh_tag", "prim", "jacobian_by_oracle", "shape_point", "leaves"]
+           "perturb", "fresh_tag", "prim", "jacobian_by_oracle", "shape_point", "leaves",
+           "FLOATS", "DERIVATIVES", "Env", "bind"]
 
 
 class OracleError(Exception):
@@ -119,7 +120,8 @@ def _fdiv(a, b):
     return a / b
 
 
-_FLOAT: dict[str, Callable[..., float]] = {
+# each function symbol on floats (registry.py adds the registered ones)
+FLOATS: dict[str, Callable[..., float]] = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "div": _fdiv, "neg": lambda a: -a, "pow": _fpow,
     "sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp,
@@ -137,7 +139,7 @@ sin, cos, tan, exp, log, sqrt, tanh = (_p(o) for o in
 
 # ∂f/∂argᵢ at the primal arguments, one function per argument (computed on demand:
 # the exponent's partial of pow needs log a, which a ≤ 0 would break).
-_DERIV: dict[str, tuple[Callable[..., Any], ...]] = {
+DERIVATIVES: dict[str, tuple[Callable[..., Any], ...]] = {
     "add": (lambda a, b: 1.0, lambda a, b: 1.0),
     "sub": (lambda a, b: 1.0, lambda a, b: -1.0),
     "mul": (lambda a, b: b, lambda a, b: a),
@@ -162,17 +164,17 @@ _role = "primal"
 
 def _float_rule(op: str) -> Callable[..., float]:
     # a symbol registered in prims after this table was written: its EVAL entry
-    if op in _FLOAT:
-        return _FLOAT[op]
+    if op in FLOATS:
+        return FLOATS[op]
     from ..syntax import prims
     return prims.EVAL[op]
 
 
 def _deriv_rules(op: str) -> tuple:
-    """_DERIV[op]; for a symbol registered in prims later, its partials
+    """DERIVATIVES[op]; for a symbol registered in prims later, its partials
     derived from ``prims.PARTIALS`` (evaluated on dual numbers, so nesting works)."""
-    if op in _DERIV:
-        return _DERIV[op]
+    if op in DERIVATIVES:
+        return DERIVATIVES[op]
     from ..syntax import prims
     k = prims.ARITY[op]
 
@@ -181,7 +183,7 @@ def _deriv_rules(op: str) -> tuple:
             term = prims.PARTIALS[op](*(T.Var(f"_a{j}") for j in range(k)))[i]
             if term is None:
                 return 1.0
-            return _eval(term, _Env({f"_a{j}": x for j, x in enumerate(xs)}))
+            return _eval(term, Env({f"_a{j}": x for j, x in enumerate(xs)}))
         return d
     return tuple(nth(i) for i in range(k))
 
@@ -280,7 +282,9 @@ def derivative(f, x, v, tag: Optional[int] = None):
 
 # ---- the evaluator -------------------------------------------------------------------
 
-class _Env:
+class Env:
+    """An environment: a frame of values by name, and the enclosing one (the
+    engines' evaluator shares it)."""
     __slots__ = ("vars", "parent")
 
     def __init__(self, vars, parent=None):
@@ -295,7 +299,8 @@ class _Env:
         raise OracleError(f"free variable {name!r} has no value in the environment")
 
 
-def _bind(pat, value, out: dict) -> None:
+def bind(pat, value, out: dict) -> None:
+    """Match ``value`` against a λ's pattern, into ``out`` (name → value)."""
     if isinstance(pat, T.Var):
         out[pat.name] = value
         return
@@ -304,7 +309,7 @@ def _bind(pat, value, out: dict) -> None:
     if not (isinstance(value, tuple) and len(value) == len(pat.items)):
         raise OracleError(f"cannot match {value!r} against the pattern {pat}")
     for p, v in zip(pat.items, value):
-        _bind(p, v, out)
+        bind(p, v, out)
 
 
 class Closure:
@@ -326,8 +331,8 @@ class Closure:
 @deep
 def _call(c: Closure, arg):
     frame: dict = {}
-    _bind(c.lam.pat, arg, frame)
-    return _eval(c.lam.body, _Env(frame, c.env))
+    bind(c.lam.pat, arg, frame)
+    return _eval(c.lam.body, Env(frame, c.env))
 
 
 def apply(f, *args):
@@ -339,7 +344,7 @@ def apply(f, *args):
     return f
 
 
-def _eval(t, env: _Env):
+def _eval(t, env: Env):
     k = type(t)
     if k is T.Var:
         return env.lookup(t.name)
@@ -390,7 +395,7 @@ def evaluate(term, env: Optional[dict] = None):
     if isinstance(term, str):
         from ..syntax.parser import parse
         term = parse(term)
-    return _eval(term, _Env(dict(env or {})))
+    return _eval(term, Env(dict(env or {})))
 
 
 # ---- numerical checks ----------------------------------------------------------------

@@ -20,8 +20,8 @@ from lark.parsers.lalr_analysis import Shift as _SHIFT
 
 from ..errors import ParseError
 from . import prims, types
-from .terms import (App, Dual, Jac, Lam, Num, Pos, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero, note_name)
+from .terms import (WRITTEN_APP, App, Dual, Jac, Lam, Num, Pos, Prim, Proj, Pullback, Sum, Term,
+                    Tuple, Var, Zero, note_name)
 
 __all__ = ["parse", "parse_type", "parse_program", "Program", "RESERVED_WORDS"]
 
@@ -144,7 +144,10 @@ class _Build(Transformer):
         return Pullback(fun, form, pos=_pos(tok))
 
     def app(self, f, a):
-        return App(f, a, pos=f.pos)
+        t = App(f, a, pos=f.pos)
+        if f.__class__ is Lam:  # a β-redex: printed as the user wrote it, not as a let
+            t._flags |= WRITTEN_APP
+        return t
 
     def binop(self, a, op, b):
         return Prim(_BINOP[op.type], (a, b), pos=a.pos)

@@ -1,7 +1,8 @@
 """Pretty printer: the inverse of the parser, with minimal parentheses.
 
 ``parse(pretty(t, unicode=u)) == t`` for every term and both spellings.
-``(λq.S) P`` is printed as ``let q = P in S``.  Pieces go into one list that
+``(λq.S) P`` is printed as ``let q = P in S`` (``as_written``, for messages:
+unless the user wrote it as an application -- the parser marks it).  Pieces go into one list that
 is joined once, so printing is linear; an explicit stack replaces recursion,
 so 10,000-deep terms print without touching the recursion limit.
 """
@@ -13,11 +14,12 @@ import math
 from typing import Optional
 
 from . import prims
-from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero)
+from .terms import (WRITTEN_APP, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
+                    Tuple, Var, Zero)
 from .types import Type, show_type
 
-__all__ = ["pretty", "pretty_type", "show_num", "folding_env", "folding", "folds"]
+__all__ = ["pretty", "pretty_type", "show_num", "folding_env", "folding", "folds", "Printer",
+           "precedence", "infix_precedence", "prints_as_let", "as_written"]
 
 # Precedence of what a node prints as; a context asks for at least some level.
 LAM, SUM, NEG, APP, PREFIX, ATOM = 0, 1, 30, 50, 60, 70
@@ -41,7 +43,7 @@ def _is_neg(t: Term) -> bool:
     return isinstance(t, Num) and math.copysign(1.0, t.value) < 0
 
 
-def _infix(t: Term):
+def infix_precedence(t: Term):
     """The precedence of a Prim printed as an operator; None for f(a, …) spelling.
     ``neg`` of a numeral literal is spelt ``neg(2)``: ``-2`` would read back as Num(-2)."""
     if isinstance(t, Prim) and len(t.args) == prims.ARITY.get(t.op, -1):
@@ -53,13 +55,19 @@ def _infix(t: Term):
 
 
 def _prec_prim(t: Term) -> int:
-    p = _infix(t)
+    p = infix_precedence(t)
     return ATOM if p is None else p
+
+
+def prints_as_let(t: App) -> bool:
+    """Does the application print as ``let q = P in S``?  A β-redex ``(λq.S) P``
+    does -- in a message (``as_written``) unless the user wrote it as one."""
+    return t.fun.__class__ is Lam and not (t._flags & WRITTEN_APP and _WRITTEN.get())
 
 
 _PREC = {  # by the node's class: renderers ask for every node they print
     Lam: lambda t: LAM,
-    App: lambda t: LAM if t.fun.__class__ is Lam else APP,
+    App: lambda t: LAM if prints_as_let(t) else APP,
     Sum: lambda t: SUM,
     Num: lambda t: NEG if _is_neg(t) else ATOM,
     Prim: _prec_prim,
@@ -68,14 +76,14 @@ _PREC = {  # by the node's class: renderers ask for every node they print
 }
 
 
-def _prec(t: Term) -> int:
+def precedence(t: Term) -> int:
     """The precedence ``t`` prints at (λ and let lowest, atoms highest)."""
     f = _PREC.get(t.__class__)
     return ATOM if f is None else f(t)
 
 
 def _prefix_minus(t: Term) -> bool:
-    return _is_neg(t) or (isinstance(t, Prim) and t.op == "neg" and _infix(t) is not None)
+    return _is_neg(t) or (isinstance(t, Prim) and t.op == "neg" and infix_precedence(t) is not None)
 
 
 # ---- folding the environment tuples of rule 8 (a display mode) --------------------------
@@ -115,8 +123,9 @@ def folds(t: Term) -> bool:
     return isinstance(t, Tuple) and env_depth(t, FOLD_AT) >= FOLD_AT
 
 
-class _Printer:
-    """``node`` returns a node's output as a list of strings and sub-tasks
+class Printer:
+    """The printer's layout, for renderers to reuse (LaTeX, the HTML stepper's table of
+    pieces) or to subclass.  ``node`` returns a node's output as a list of strings and sub-tasks
     ``(term, need)`` (``need=None``: a pattern); ``pretty`` runs the tasks
     with an explicit stack, so depth costs no recursion."""
 
@@ -129,7 +138,7 @@ class _Printer:
     def task(self, t: Term, need: Optional[int]) -> list:
         if need is None:
             return self.pattern(t)
-        if _prec(t) < need:
+        if precedence(t) < need:
             return ["(", *self.node(t), ")"]
         return self.node(t)
 
@@ -167,7 +176,7 @@ class _Printer:
         return [self.sym("λ", "\\"), *self.binder(t), ". ", (t.body, LAM)]
 
     def _app(self, t: App) -> list:
-        if t.fun.__class__ is Lam:  # let q = P in S
+        if prints_as_let(t):  # let q = P in S
             return ["let ", *self.binder(t.fun), " = ", (t.arg, LAM), " in ", (t.fun.body, LAM)]
         return [(t.fun, APP), " ", (t.arg, ATOM)]
 
@@ -178,7 +187,7 @@ class _Printer:
         return [sym("⟨", "<"), *self.seq(t.items, LAM), sym("⟩", ">")]
 
     def prim(self, t: Prim) -> list:
-        p = _infix(t)
+        p = infix_precedence(t)
         uni, asc, _ = prims.SPELLING.get(t.op, (t.op, t.op, None))
         op = uni if self.u else asc
         if p is None:  # prefix spelling f(a, …)
@@ -194,10 +203,10 @@ _NODE = {  # how each class of node prints (a table, as the rules are)
     Var: lambda p, t: [t.name],
     Num: lambda p, t: [show_num(t.value)],
     Zero: lambda p, t: [p.sym("𝟎", "zero")],
-    Lam: _Printer._lam,
-    App: _Printer._app,
+    Lam: Printer._lam,
+    App: Printer._app,
     Sum: lambda p, t: p.seq(t.items, SUM + 1, p.sym(" ⊕ ", " ++ ")),
-    Tuple: _Printer._tuple,
+    Tuple: Printer._tuple,
     Proj: lambda p, t: [p.sym("π", "pi") + str(t.index) + " ", (t.arg, ATOM)],
     Jac: lambda p, t: ["J(", (t.lam, LAM), p.sym(")·", ") . "), (t.along, ATOM)],
     Dual: lambda p, t: ["(", (t.lam, LAM), p.sym(")⋆ ", ")^* "), (t.functional, ATOM)],
@@ -206,9 +215,24 @@ _NODE = {  # how each class of node prints (a table, as the rules are)
 }
 
 
+# Messages quote terms as the user wrote them: a β-redex written (λx. S) P stays one.
+# Not traces: the reduction rebuilds nodes without the parser's mark, and a term
+# would change its spelling from one step to the next.
+_WRITTEN = contextvars.ContextVar("pullback_calc_as_written", default=False)
+
+
+def as_written(t: Term, unicode: bool = True) -> str:
+    """``pretty(t)`` for a message: β-redexes the user wrote print as applications."""
+    token = _WRITTEN.set(True)
+    try:
+        return pretty(t, unicode)
+    finally:
+        _WRITTEN.reset(token)
+
+
 def pretty(t: Term, unicode: bool = True) -> str:
     """The concrete syntax of ``t`` (Unicode, or ASCII with ``unicode=False``)."""
-    printer = _Printer(unicode)
+    printer = Printer(unicode)
     out: list[str] = []
     stack: list = [(t, LAM)]
     while stack:
@@ -218,3 +242,16 @@ def pretty(t: Term, unicode: bool = True) -> str:
         else:
             stack.extend(reversed(printer.task(*item)))
     return "".join(out)
+
+
+def _term_repr(t: Term) -> str:  # readable in test failures; never recursive
+    try:
+        return f"<{type(t).__name__} {pretty(t)}>"
+    except Exception:  # pragma: no cover - repr must not raise
+        return f"<{type(t).__name__}>"
+
+
+# Terms print themselves in their concrete syntax (terms.py cannot import this module:
+# printing needs the function symbols, prims.py, which build terms)
+Term.__str__ = pretty
+Term.__repr__ = _term_repr

@@ -57,13 +57,14 @@ class Pos:
 NF = 1 << 0          # a value: the machine never looks inside again (machine.py)
 ANF = 1 << 1         # A-normal (areduction/anf.py, machine.py)
 ELEM_K, ELEM = 1 << 2, 1 << 3          # elementary (anf.is_elementary)
-ISZERO_K, ISZERO = 1 << 4, 1 << 5      # a zero vector (rules.is_zero)
+ISZERO_K, ISZERO = 1 << 4, 1 << 5      # a zero vector (linear.is_zero)
 CLOSED_K, CLOSED = 1 << 6, 1 << 7      # no free variable (reduction/delayed.closed)
 SPINE = 1 << 8       # the let spine binds no name twice (rules.ensure_spine_unique)
 FRESH = 1 << 9       # an A-name's λ: its variable occurs nowhere else (anf.a_name)
 GROUND_K, GROUND = 1 << 10, 1 << 11    # ω at a ground value (rules._ground_functional)
 HASLAZY_K, HASLAZY = 1 << 12, 1 << 13  # holds a lazy node (delayed.has_lazy)
 DERIVATIVE = 1 << 14  # a derivative term (engines/evaluator.py's role)
+WRITTEN_APP = 1 << 15  # (λq.S) P written so, not as let (parser.py): printed as written
 
 
 class Term:
@@ -156,16 +157,8 @@ class Term:
                 stack.extend((c, False) for c in t.children() if c._hash is None)
         return self._hash
 
-    def __repr__(self) -> str:  # readable in test failures; never recursive
-        from .printer import pretty  # local: printing is a later stage
-        try:
-            return f"<{type(self).__name__} {pretty(self)}>"
-        except Exception:  # pragma: no cover - repr must not raise
-            return f"<{type(self).__name__}>"
-
-    def __str__(self) -> str:
-        from .printer import pretty
-        return pretty(self)
+    # __str__ and __repr__ print the concrete syntax: printer.py, a later stage, gives
+    # them to Term (syntax/__init__.py loads it), so this module does not import it
 
     def _repr_html_(self) -> str:  # notebooks
         import html

@@ -7,13 +7,13 @@ fail under each: the other engines, and sympy, still give the right rows.
 """
 from __future__ import annotations
 
-from .mutants import Mutant
+from .mutation import Mutant
 
 __all__ = ["ENGINE_MUTANTS"]
 
 
 def _tape_rules():
-    from ..engines.tape import RULES
+    from ..engines.tape_ad import RULES
     return RULES
 
 
@@ -24,7 +24,7 @@ def _ps_reverse():
 
 def _oracle_derivatives():
     from ..semantics import oracle
-    return oracle._DERIV
+    return oracle.DERIVATIVES
 
 
 def _swap_partials(original):

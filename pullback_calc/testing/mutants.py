@@ -20,27 +20,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Iterator
 
 from ..reduction import rules as R
+from ..reduction.env import Env
 from ..syntax import prims
 from ..syntax.terms import ZERO, App, Jac, Lam, Prim, Sum, Tuple, formal_sum
+from .mutation import Mutant
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
            "INSTALLED"]
 
 ENV_VAR = "PULLBACK_CALC_MUTANT"
-
-
-@dataclass(frozen=True)
-class Mutant:
-    name: str
-    label: str                   # the rule it breaks
-    description: str
-    make: Callable               # the original rule function → the broken one
-    fires: tuple = ()            # the labels its steps show, if not ``label`` alone
-    table: Callable | None = None  # the table it breaks an entry of (default: RULES)
 
 
 def _table(mu: Mutant):
@@ -62,7 +53,8 @@ def _swap_partials(original):
     """Rule 15 with the partial derivatives of a binary symbol paired with
     the wrong arguments (∂₁f × â₂ ⊕ ∂₂f × â₁)."""
     def broken(t, m):
-        p, E, P, V, env = R._parts(t)
+        jac = t.fun  # (J(λp.E)·P) V
+        p, E, P, V, env = jac.lam.pat, jac.lam.body, jac.along, t.arg, Env(jac.lam.pat)
         if len(E.args) != 2:
             return original(t, m)
         partials = prims.PARTIALS[E.op](*(env.at(a, V) for a in E.args))[::-1]
@@ -240,7 +232,7 @@ MUTANTS = {m.name: m for m in [
 
 
 def _all() -> dict:
-    from .engine_mutants import ENGINE_MUTANTS  # (they build on Mutant: imported late)
+    from .engine_mutants import ENGINE_MUTANTS  # (they import the engines: loaded late)
     return {**MUTANTS, **ENGINE_MUTANTS}
 
 

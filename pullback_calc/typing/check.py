@@ -48,8 +48,8 @@ What = Union[str, Callable[[], str]]  # error context, computed only on error
 def _show(t: Term) -> str:
     """The term, pretty-printed on one line and abbreviated."""
     try:
-        from ..syntax.printer import pretty  # written concurrently; optional here
-        s = " ".join(pretty(t).split())
+        from ..syntax.printer import as_written  # written concurrently; optional here
+        s = " ".join(as_written(t).split())
     except Exception:
         s = t.name if isinstance(t, Var) else f"{t.value:g}" if isinstance(t, Num) \
             else f"a {type(t).__name__} term"

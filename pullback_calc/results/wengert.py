@@ -32,7 +32,8 @@ from ..syntax.subst import bind_pattern, fv
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             Zero, formal_sum, is_let, pattern_vars)
 from ..syntax.types import real_leaves
-from .jacobian import _as_term, _function_type, jacobian_row
+from .jacobian import as_term, jacobian_row
+from .rows import function_type
 
 __all__ = ["TapeEntry", "Tape", "tape", "let_series"]
 
@@ -168,7 +169,7 @@ def _split_series(body: Term) -> tuple[list, Term]:
 def let_series(f: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS) -> tuple[Lam, list]:
     """The A-normal form ``λp. L`` of f, by the A-rules of the reduction of ``Ω(f) ω``,
     and its trace."""
-    f = _as_term(f)
+    f = as_term(f)
     if not isinstance(f, Lam):
         raise JacobianError("the tape needs a λ-abstraction (a function to differentiate)")
     m = Machine(max_steps=max_steps, record=True)
@@ -248,7 +249,7 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
     """The Wengert list of f (its A-normal let series), one elementary operation
     an entry; with ``at`` a point, each entry's forward value and adjoint (for
     output ``row``) as the reduction of ``Ω(f) (λz. e_row*) at`` computed them."""
-    f = _as_term(f)
+    f = as_term(f)
     if not isinstance(f, Lam):
         raise JacobianError("the tape needs a λ-abstraction (a function to differentiate)")
     if at is None:
@@ -272,7 +273,7 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
         if isinstance(last, Var):
             values[last.name] = out_value
         stages = _stage_covectors(trace)
-        _, cod = _function_type(f, len(at))
+        _, cod = function_type(f, len(at))
         if isinstance(last, Var):
             adjoints[last.name] = _seed(stages.get(None), cod)
         final_dirs = pattern_vars(r.covector.pat) if isinstance(r.covector, Lam) else None

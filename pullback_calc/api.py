@@ -100,14 +100,14 @@ def _shape(f: Term, n: int) -> tuple[Type, Type, list, list]:
 def _flat(v, what: str) -> list[float]:
     """The reals of a number or a (nested) sequence of numbers, left to right."""
     if isinstance(v, (int, float)):
-        return [float(v)]
+        return _points(v, what)
     if isinstance(v, (str, bytes)):
         raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}")
     try:
         items = list(v)
     except TypeError:
         raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}") from None
-    return [x for item in items for x in _flat(item, what)]
+    return _points([x for item in items for x in _flat(item, what)], what)
 
 
 # ---- results --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ and a raised recursion limit; iterative code is used where it is no harder.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 import sys
 import threading
@@ -17,40 +18,45 @@ _local = threading.local()
 #: Pyodide (the browser playground) and WASI have no threads: the work runs inline there,
 #: under the interpreter's own recursion limit (its stack is the browser's)
 THREADS = sys.platform not in ("emscripten", "wasi")
+_start_lock = threading.Lock()
 
 
 def deep(fn):
-    """Decorator: run ``fn`` on a big-stack thread unless already on one."""
+    """Decorator: run ``fn`` on a big-stack thread unless already on one.  The
+    thread runs in a copy of the caller's context (its budgets, its fresh-name
+    supply: budgets.py, syntax/terms.py) with a stop flag of its own."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if not THREADS or getattr(_local, "deep", False):
             return fn(*args, **kwargs)
         box: dict = {}
+        flag = budgets.StopFlag()
+        ctx = contextvars.copy_context()
 
         def run():
             _local.deep = True
             try:
-                box["value"] = fn(*args, **kwargs)
+                box["value"] = ctx.run(budgets.run_stoppable, flag, fn, *args, **kwargs)
             except BaseException as e:  # re-raised in the caller's thread
                 box["error"] = e
 
         if sys.getrecursionlimit() < _LIMIT:
             sys.setrecursionlimit(_LIMIT)
-        old = threading.stack_size()
-        threading.stack_size(_STACK)
-        budgets.stop(False)
-        try:
-            # a daemon: an interrupted program exits without waiting for it
-            t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
-            t.start()
-        finally:
-            threading.stack_size(old)
+        with _start_lock:  # the stack size is process-wide: set it for this thread alone
+            old = threading.stack_size()
+            threading.stack_size(_STACK)
+            try:
+                # a daemon: an interrupted program exits without waiting for it
+                t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
+                t.start()
+            finally:
+                threading.stack_size(old)
         try:
             while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
                 t.join(0.05)
         except BaseException:  # KeyboardInterrupt, a timer's budget error, …
-            budgets.stop(True)  # the reduction in the thread stops at its next check
+            flag.raise_()  # the work in the thread stops at its next check
             raise
         if "error" in box:
             raise box["error"].with_traceback(box["error"].__traceback__)

@@ -11,6 +11,7 @@ covector to basis vectors.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
@@ -210,13 +211,19 @@ def _coordinate_functional(cod: Type, path: tuple) -> Lam:
     return Lam(w, body)
 
 
-def _points(point) -> list[float]:
-    if isinstance(point, (int, float)):
-        return [float(point)]
+def _points(point, what: str = "the point") -> list[float]:
+    """The reals of a point (a number or a list of numbers), each finite."""
     try:
-        return [float(v) for v in point]
+        pt = [float(point)] if isinstance(point, (int, float)) else [float(v) for v in point]
     except (TypeError, ValueError):
-        raise JacobianError(f"the point must be a list of numbers, got {point!r}") from None
+        raise JacobianError(f"{what} must be a list of numbers, got {point!r}") from None
+    bad = [i for i, v in enumerate(pt) if not math.isfinite(v)]
+    if bad:  # no numeral can hold it, and every engine would answer nan or fail
+        i = bad[0]
+        raise JacobianError(f"{what} must be finite, got {pt[i]}" if len(pt) == 1 else
+                            f"{what} must be finite: its coordinate {i} (counting from 0) "
+                            f"is {pt[i]}")
+    return pt
 
 
 # ---- rows ---------------------------------------------------------------------------

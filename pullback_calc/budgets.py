@@ -148,10 +148,11 @@ def budget(timeout: Optional[float] = None, max_memory: Optional[float] = None):
         _hold(-1)
 
 
-def _tightest() -> tuple[Optional[_Limit], Optional[_Limit]]:
-    """(the limit with the earliest deadline, the one with the least memory)."""
+def _tightest(limits: Optional[tuple] = None) -> tuple[Optional[_Limit], Optional[_Limit]]:
+    """(the limit with the earliest deadline, the one with the least memory), of
+    ``limits`` or else this context's."""
     time_limit = mem_limit = None
-    for x in _LIMITS.get():
+    for x in (_LIMITS.get() if limits is None else limits):
         if x.deadline is not None and (time_limit is None or x.deadline < time_limit.deadline):
             time_limit = x
         if x.max_bytes is not None and (mem_limit is None or x.max_bytes < mem_limit.max_bytes):
@@ -232,6 +233,30 @@ def check(state: Callable[[], tuple]) -> None:
             where, rule, redex, steps, term = state()
             raise MemoryBudgetExceeded(memory_message(used, where, m.max_mb), rule, redex,
                                        steps, term)
+
+
+#: how long past its deadline work may run before its waiting caller gives up on
+#: it (``overdue``): the work reports itself, with its state, well within this
+#: unless it is inside one long step
+GRACE = 1.0
+
+
+def overdue(ctx) -> None:
+    """For a caller waiting on work that runs in the context ``ctx`` (deep.py):
+    raise if that work's time budget ran out more than GRACE seconds ago, or its
+    memory budget is exceeded now -- it is inside one long step that has not
+    checked.  The caller returns with the error; the work stops at its next check."""
+    limits = ctx.get(_LIMITS, ())
+    if not limits:
+        return
+    t, m = _tightest(limits)
+    if t is not None and time.monotonic() > t.deadline + GRACE:
+        raise TimeBudgetExceeded(time_message(" (inside one long step)", t.timeout))
+    if m is not None:
+        used = resident_bytes()
+        if used is not None and used > m.max_bytes:
+            raise MemoryBudgetExceeded(memory_message(used, " (inside one long step)",
+                                                      m.max_mb))
 
 
 def poll(what: str) -> None:

@@ -55,7 +55,9 @@ def deep(fn):
         try:
             while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
                 t.join(0.05)
-        except BaseException:  # KeyboardInterrupt, a timer's budget error, …
+                if t.is_alive():  # and the budgets hold, even inside one long step
+                    budgets.overdue(ctx)
+        except BaseException:  # KeyboardInterrupt, a timer's or a budget's error, …
             flag.raise_()  # the work in the thread stops at its next check
             raise
         if "error" in box:

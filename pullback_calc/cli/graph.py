@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from . import progress
@@ -128,7 +127,8 @@ def run(args, out) -> int:
         else:
             out.write(data.decode("utf-8"))
     else:
-        Path(args.output).write_bytes(data)
+        from ..rendering.output import write_atomic
+        write_atomic(args.output, data)  # whole or not at all
     return 0
 
 

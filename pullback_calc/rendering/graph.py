@@ -50,6 +50,7 @@ from ..reduction.closure import one_step_reducts
 from ..reduction.machine import Machine, plug_all
 from ..syntax.printer import folding_env
 from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
+from .output import write_atomic
 from .text import _cut_head, _cut_tail, abbreviate
 
 __all__ = ["Graph", "GraphNode", "GraphEdge", "RenderError", "FORMATS", "PHASES",
@@ -230,7 +231,7 @@ class Graph:
         path = Path(path)
         fmt = format or format_from_suffix(path) or "svg"
         data = self.pipe(fmt, dpi=dpi)
-        path.write_bytes(data)
+        write_atomic(path, data)  # whole or not at all
         return path
 
     def svg(self) -> str:

@@ -648,3 +648,59 @@ def test_an_interrupt_as_soon_as_the_entry_point_loads(sig, status, word):
     r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == status and r.stderr == f"pullback-calc: error: {word}\n", r
+
+
+# ---- 7. no unbounded work without a budget ------------------------------------------------------
+
+def test_the_whole_graph_bounds_its_work(monkeypatch):
+    """The other reducts of a term of n nodes cost n²: a 12-deep π1 ⟨…⟩ nest (terms
+    of 6,500 nodes) would take 3·10⁹ units; the graph stops at its budget and says so."""
+    from pullback_calc.rendering import graph as G
+    from pullback_calc.syntax.terms import size
+    from pullback_calc.testing.extreme import DEEP_FUNCTIONS
+    real, work = G.one_step_reducts, [0]
+
+    def counting(t, *a, **k):
+        work[0] += size(t) ** 2
+        return real(t, *a, **k)
+    monkeypatch.setattr(G, "one_step_reducts", counting)
+    r = pc.jacobian_row(DEEP_FUNCTIONS["tuple-proj"](12), [1.0], 0)
+    g = G.whole_graph(r)
+    assert work[0] <= 30_000_000  # (G.ALTERNATIVES_WORK)
+    assert 0 < g.info["alternatives_cut"] < r.steps and "larger" in g.dot
+
+
+def test_check_of_a_long_curried_function_is_linear():
+    """check applies a curried value to one sample per arrow: each application in
+    a fresh-name scope of its own walked the whole value (quadratic; 10,000 arrows
+    took 91 s).  Work counted: the subterms the scopes walk, at n and 2n."""
+    from pullback_calc.cli import main
+    from pullback_calc.syntax import terms
+    from pullback_calc.testing.extreme import EXTREMES
+    real, walked = terms.subterms, [0]
+
+    def counting(t):
+        for u in real(t):
+            walked[0] += 1
+            yield u
+
+    def work(n):
+        walked[0] = 0
+        terms.subterms = counting
+        try:
+            assert main(["check", "-e", EXTREMES["type-arrow"][0](n)]) == 0
+        finally:
+            terms.subterms = real
+        return walked[0]
+    a, b = work(300), work(600)
+    assert b <= 2.2 * a, (a, b)
+
+
+def test_a_graph_has_a_memory_budget_of_its_own(monkeypatch, capsys):
+    from pullback_calc.cli import graph, main
+    monkeypatch.setattr(graph, "MEMORY", 1)  # (MB: the first check finds it spent)
+    args = ["graph", "-e", "λx. " + "sin(" * 100 + "x" + ")" * 100, "--at", "0.5",
+            "--format", "dot"]
+    assert main(args) == 1
+    assert "memory budget of 1 MB exhausted" in capsys.readouterr().err
+    assert main([*args, "--max-memory", "100000"]) == 0  # (asked for: the user's own)

@@ -471,3 +471,23 @@ def test_fuzz_extreme_sizes(capsys, name, n, cut):
     text = EXTREMES[name][0](n)
     text = text[:len(text) - cut]  # 0: well formed; else a cut-off tail
     _cli(capsys, ["reduce", "-e", text, "--timeout", "60", "--max-steps", "50000", "--no-trace"])
+
+
+# ---- 8. the long fuzz profile (issue 27) ------------------------------------------------------
+
+FUZZ_MINUTES = float(os.environ.get("PULLBACK_CALC_FUZZ_MINUTES") or (25 if LONG else 0.25))
+
+
+def test_the_fuzz_profile_finds_nothing(tmp_path):
+    """Grammar-aware programs (whole and damaged) through the command line, the API
+    and threads (``pullback_calc.testing.fuzz``), for FUZZ_MINUTES: no traceback, no
+    hang, no wrong answer.  ``PULLBACK_CALC_FUZZ_MINUTES=25`` (or the thorough
+    profile) runs the long profile; its inputs, if any fails, go to ``tmp_path``."""
+    from pullback_calc.testing import fuzz
+    figures = fuzz.run(FUZZ_MINUTES * 60, seed=None if LONG else 27, out=tmp_path,
+                       log=lambda s: None)
+    print(f"fuzz: {figures['runs']} runs in {FUZZ_MINUTES:g} min (seed {figures['seed']}): "
+          f"{figures['outcomes']}")
+    assert figures["runs"] >= 10
+    assert (figures["traceback"], figures["hang"], figures["wrong"]) == (0, 0, 0), \
+        sorted(p.read_text()[:3000] for p in tmp_path.glob("fuzz-*.json"))

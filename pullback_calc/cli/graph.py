@@ -13,6 +13,9 @@ from .show import settle
 from .source import Source, output_count
 
 FORMATS = ("dot", "svg", "png", "pdf")  # rendering.graph.FORMATS (tests check they agree)
+#: the memory budget (MB) of a graph without --max-memory: its reduction keeps every
+#: step, for a drawing of a few hundred of them (a 100,000-deep chain took 1.6 GB)
+MEMORY = 1024
 USAGE = ("pullback-calc graph FILE | -e TEXT [--full | --whole] [--budget N] "
          "[--format dot|svg|png|pdf] [-o OUT] [--jacobian --at POINT [--row P]] "
          "[--max-steps N]")
@@ -27,7 +30,8 @@ def add(sub) -> None:
                                    "breadth-first up to a node budget, with the call-by-value path "
                                    "highlighted; or, with --whole, the call-by-value path from "
                                    "start to normal form with the other reducts of each term "
-                                   "beside it.")
+                                   "beside it. Without --max-memory, a graph gives up at "
+                                   f"{MEMORY:,} MB (its reduction keeps every step).")
     source_args(p)
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--full", action="store_true",
@@ -75,6 +79,12 @@ def _format(args) -> str:
 
 
 def run(args, out) -> int:
+    from ..budgets import budget
+    with budget(max_memory=MEMORY if args.max_memory is None else None):
+        return _run(args, out)
+
+
+def _run(args, out) -> int:
     from ..rendering import graph as G
     jac = args.jacobian or args.at is not None
     if jac and args.at is None:
@@ -117,6 +127,10 @@ def run(args, out) -> int:
         if not args.whole:
             options["premises"] = not args.no_premises
         g = draw(result, **options)
+        cut = g.info.get("alternatives_cut")
+        if cut is not None:
+            print(f"{PROG}: note: the other reducts are drawn for the first {cut} terms "
+                  f"only: the larger ones would take too long", file=sys.stderr)
     with progress.bar("graphviz", None, unit="graph"):
         data = _pipe(g, fmt, args, result if not args.full else None, common)
     if args.output is None:

@@ -241,20 +241,24 @@ def check(state: Callable[[], tuple]) -> None:
 GRACE = 1.0
 
 
-def overdue(ctx) -> None:
+def overdue(ctx, watch: dict) -> None:
     """For a caller waiting on work that runs in the context ``ctx`` (deep.py):
     raise if that work's time budget ran out more than GRACE seconds ago, or its
-    memory budget is exceeded now -- it is inside one long step that has not
-    checked.  The caller returns with the error; the work stops at its next check."""
+    memory budget has been exceeded for GRACE seconds -- it is inside one long
+    step that has not checked (``watch``: the caller's notes between calls).
+    The caller returns with the error; the work stops at its next check."""
     limits = ctx.get(_LIMITS, ())
     if not limits:
         return
     t, m = _tightest(limits)
-    if t is not None and time.monotonic() > t.deadline + GRACE:
+    now = time.monotonic()
+    if t is not None and now > t.deadline + GRACE:
         raise TimeBudgetExceeded(time_message(" (inside one long step)", t.timeout))
     if m is not None:
         used = resident_bytes()
-        if used is not None and used > m.max_bytes:
+        if used is None or used <= m.max_bytes:
+            watch.pop("over", None)
+        elif now > watch.setdefault("over", now) + GRACE:
             raise MemoryBudgetExceeded(memory_message(used, " (inside one long step)",
                                                       m.max_mb))
 

@@ -52,11 +52,12 @@ def deep(fn):
                 t.start()
             finally:
                 threading.stack_size(old)
+        watch: dict = {}
         try:
             while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
                 t.join(0.05)
                 if t.is_alive():  # and the budgets hold, even inside one long step
-                    budgets.overdue(ctx)
+                    budgets.overdue(ctx, watch)
         except BaseException:  # KeyboardInterrupt, a timer's or a budget's error, …
             flag.raise_()  # the work in the thread stops at its next check
             raise

@@ -704,3 +704,27 @@ def test_a_graph_has_a_memory_budget_of_its_own(monkeypatch, capsys):
     assert main(args) == 1
     assert "memory budget of 1 MB exhausted" in capsys.readouterr().err
     assert main([*args, "--max-memory", "100000"]) == 0  # (asked for: the user's own)
+
+
+# ---- found by the fuzz profile -------------------------------------------------------------------
+
+def test_no_engine_misreads_a_zero_of_a_product_type():
+    """ps, forward and tape read values without types: a 𝟎 of type ℝ × ℝ in the
+    output was one real, and the rows did not line up with the outputs."""
+    from pullback_calc.engines import NotSupported
+    all_zero = "λ⟨v, c⟩. π1 ⟨π1 (let v : (ℝ × ℝ) × (ℝ × ℝ) × ℝ = 𝟎 in v), let v : ℝ × ℝ = 𝟎 in v⟩"
+    mixed = "λx. ⟨(let v : ℝ × ℝ = 𝟎 in v), x⟩"
+    for method in ("pullback", "ps", "forward", "tape"):
+        assert pc.jacobian(all_zero, [1, 2], method=method).rows == [[0.0, 0.0]] * 2
+        if method == "pullback":
+            assert pc.jacobian(mixed, [1], method=method).rows == [[0.0], [0.0], [1.0]]
+        else:
+            with pytest.raises(NotSupported, match="do not line up"):
+                pc.jacobian(mixed, [1], method=method)
+
+
+@pytest.mark.parametrize("args", [["-e", "--"], ["--expr=--"], ["-e", "1", "--title=--"]])
+def test_a_value_of_two_dashes_is_a_missing_value(args, capsys):
+    from pullback_calc.cli import main
+    assert main(["trace", *args]) == 2
+    assert "expected one argument" in capsys.readouterr().err

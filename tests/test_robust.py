@@ -480,10 +480,10 @@ FUZZ_MINUTES = float(os.environ.get("PULLBACK_CALC_FUZZ_MINUTES") or (25 if LONG
 
 def test_the_fuzz_profile_finds_nothing(tmp_path):
     """Grammar-aware programs (whole and damaged) through the command line, the API
-    and threads (``pullback_calc.testing.fuzz``), for FUZZ_MINUTES: no traceback, no
+    and threads (``tests/fuzz_profile.py``), for FUZZ_MINUTES: no traceback, no
     hang, no wrong answer.  ``PULLBACK_CALC_FUZZ_MINUTES=25`` (or the thorough
     profile) runs the long profile; its inputs, if any fails, go to ``tmp_path``."""
-    from pullback_calc.testing import fuzz
+    import fuzz_profile as fuzz
     figures = fuzz.run(FUZZ_MINUTES * 60, seed=None if LONG else 27, out=tmp_path,
                        log=lambda s: None)
     print(f"fuzz: {figures['runs']} runs in {FUZZ_MINUTES:g} min (seed {figures['seed']}): "

@@ -1,7 +1,7 @@
 """The long fuzz profile: grammar-aware programs through the command line and the API,
 counted -- run before a robustness change is called done (issue 27).
 
-    python -m pullback_calc.testing.fuzz --minutes 25 [--seed N] [--out DIR]
+    python tests/fuzz_profile.py --minutes 25 [--seed N] [--out DIR]
 
 Each round draws a program from the type-directed strategies
 (``testing.strategies``): a closed term of type ℝ, a first-order function
@@ -33,6 +33,8 @@ It stops when its time is up and prints the figures (and writes the inputs of
 any run in the last three kinds to ``--out``, to replay).  The exit status is 1
 if any of them is not 0.  ``tests/test_robust.py`` runs it briefly on every run
 of the suite, and for ``PULLBACK_CALC_FUZZ_MINUTES`` minutes when that is set.
+(A test tool, not a module of the package: it drives the command line in process,
+which nothing in the package but its entry point imports.)
 """
 from __future__ import annotations
 
@@ -76,9 +78,9 @@ def _agree(a, b) -> bool:
 def draw_program(rnd: random.Random, draw: Callable) -> dict:
     """A program: its kind, term, text, and (for functions) arity, outputs, a point.
     ``draw``: Hypothesis' (the strategies are Hypothesis strategies)."""
-    from ..syntax.printer import pretty
-    from ..syntax.types import R
-    from . import strategies as S
+    from pullback_calc.syntax.printer import pretty
+    from pullback_calc.syntax.types import R
+    from pullback_calc.testing import strategies as S
     kind = rnd.choice(["closed", "closed", "function", "function", "higher", "pullback"])
     p: dict = {"kind": kind}
     if kind == "closed":
@@ -142,7 +144,7 @@ def cli_args(p: dict, rnd: random.Random) -> list:
 
 
 def run_cli(args: list) -> str:
-    from ..cli import main
+    from pullback_calc.cli import main
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main(args)
@@ -168,10 +170,10 @@ def _judge_cli(status: int, err: str) -> str:
 def answers(p: dict) -> list:
     """The answers the API gives for ``p``, each by several routes, as (what, value)."""
     import pullback_calc as pc
-    from . import oracle
+    from pullback_calc.testing import oracle
     term = p["term"]
     if p["kind"] == "closed":
-        from ..syntax.terms import Num, Zero
+        from pullback_calc.syntax.terms import Num, Zero
         v = pc.reduce(term, timeout=TIMEOUT, max_steps=MAX_STEPS, record=False).value
         want = oracle.evaluate(term)
         want = 0.0 if want is oracle.ZERO else want
@@ -182,7 +184,7 @@ def answers(p: dict) -> list:
     pt = p["point"]
     rows = pc.jacobian(term, pt, timeout=TIMEOUT, max_steps=MAX_STEPS)
     out = [("jacobian", rows)]
-    from ..engines.common import NotSupported
+    from pullback_calc.engines.common import NotSupported
     for method in ("forward", "ps", "tape"):
         try:
             other = pc.jacobian(term, pt, method=method).rows
@@ -367,7 +369,7 @@ def _round(rnd: "_Choices", draw: Callable, figures: dict, failures: list,
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m pullback_calc.testing.fuzz",
+    ap = argparse.ArgumentParser(prog="python tests/fuzz_profile.py",
                                  description="The long fuzz profile (issue 27).")
     ap.add_argument("--minutes", type=float, default=25.0)
     ap.add_argument("--seed", type=int, default=None)
@@ -381,4 +383,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's package
     sys.exit(main())

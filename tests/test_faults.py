@@ -235,12 +235,17 @@ def test_a_change_of_the_registry_from_inside_a_reduction_is_refused():
 # ---- 5. every error the project's own, with a position -------------------------------------------
 
 def test_an_out_of_range_projection_is_rule_2s_error():
-    with pytest.raises(pc.ReductionError, match="rule 2 cannot apply: π3 of a tuple of 2") as e:
+    with pytest.raises(pc.PullbackTypeError):  # (checked, by default)
         pc.reduce("π3 ⟨1, 2⟩")
+    with pytest.raises(pc.ReductionError, match="rule 2 cannot apply: π3 of a tuple of 2") as e:
+        pc.reduce("π3 ⟨1, 2⟩", check=False)
     assert (e.value.pos.line, e.value.pos.column) == (1, 1)
     with pytest.raises(pc.ReductionError, match="rule 2") as e:
-        pc.reduce("(λp. 1 + π3 p) ⟨1, 2⟩")
+        pc.reduce("(λp. 1 + π3 p) ⟨1, 2⟩", check=False)
     assert (e.value.pos.line, e.value.pos.column) == (1, 10)
+    r = subprocess.run([sys.executable, "-m", "pullback_calc", "reduce", "--no-check", "-e",
+                        "π3 ⟨1, 2⟩"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "<-e>:1:1: rule 2 cannot apply" in r.stderr, r.stderr
 
 
 NON_FINITE = [float("inf"), float("-inf"), float("nan")]

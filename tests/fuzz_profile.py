@@ -75,7 +75,7 @@ def _agree(a, b) -> bool:
 
 # ---- programs ----------------------------------------------------------------------------------
 
-def draw_program(rnd: random.Random, draw: Callable) -> dict:
+def draw_program(rnd: "_Choices", draw: Callable) -> dict:
     """A program: its kind, term, text, and (for functions) arity, outputs, a point.
     ``draw``: Hypothesis' (the strategies are Hypothesis strategies)."""
     from pullback_calc.syntax.printer import pretty
@@ -99,27 +99,9 @@ def draw_program(rnd: random.Random, draw: Callable) -> dict:
     p["text"] = pretty(p["term"], unicode=rnd.random() < 0.7)
     p["damaged"] = rnd.random() < 1 / 3
     if p["damaged"]:
+        from pullback_calc.testing.extreme import damage
         p["text"] = damage(p["text"], rnd)
     return p
-
-
-def damage(text: str, rnd: random.Random) -> str:
-    """Cut short, or a few characters deleted, doubled or replaced."""
-    if not text or rnd.random() < 0.3:
-        return text[:rnd.randrange(len(text) + 1)]
-    chars = list(text)
-    for _ in range(rnd.randint(1, 3)):
-        i = rnd.randrange(len(chars))
-        op = rnd.randrange(3)
-        if op == 0:
-            del chars[i]
-        elif op == 1:
-            chars.insert(i, chars[i])
-        else:
-            chars[i] = rnd.choice("()⟨⟩,.λ+-×*/^⊕Ωπ1 xy0e9#⋆J·𝟎\n\"'<\\")
-        if not chars:
-            break
-    return "".join(chars)
 
 
 def _point(p: dict) -> str:
@@ -128,7 +110,7 @@ def _point(p: dict) -> str:
 
 # ---- the ways to run one -----------------------------------------------------------------------
 
-def cli_args(p: dict, rnd: random.Random) -> list:
+def cli_args(p: dict, rnd: "_Choices") -> list:
     budget = ["--timeout", str(TIMEOUT), "--max-steps", str(MAX_STEPS)]
     if "point" in p:
         command = rnd.choice(["jacobian", "jacobian", "compare", "tape", "trace", "graph"])

@@ -537,28 +537,8 @@ HOSTILE = {  # file name (without .pb) -> its first comment line
 }
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    """Debian's chromium driven by Playwright, as tests/test_rendering_html.py does."""
-    import shutil
-    missing = None
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing = "playwright is not installed (pip install -e '.[test,browser]')"
-    exe = "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else shutil.which("chromium")
-    if missing is None and exe is None:
-        missing = "chromium is not installed (apt-get install chromium)"
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(missing + ": .ci/run installs it")
-        pytest.skip(missing)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield b
-        b.close()
+from test_rendering_html import browser as chromium  # noqa: E402,F401 (the fixture:
+# Debian's chromium under Playwright; skipped outside CI when either is missing)
 
 
 @needs_dot

@@ -713,3 +713,18 @@ def test_a_value_of_two_dashes_is_a_missing_value(args, capsys):
     from pullback_calc.cli import main
     assert main(["trace", *args]) == 2
     assert "expected one argument" in capsys.readouterr().err
+
+
+def test_a_binder_the_api_adds_captures_no_free_name():
+    """The API wraps a term that is not a λ as λp. f p: p must not be free in f, even
+    when f holds names no parser noted (a result's, or built by hand) -- the
+    process-wide supply no longer collects every reduction's names."""
+    from pullback_calc.api import _lambda
+    from pullback_calc.syntax import terms
+    from pullback_calc.syntax.subst import fv
+    from pullback_calc.syntax.terms import App, Var
+    start = int(re.search(r"\d+", repr(terms._AMBIENT.counter))[0])
+    f = Var(f"p_{start}")
+    for i in range(start + 1, start + 6):
+        f = App(f, Var(f"p_{i}"))
+    assert _lambda(f).pat.name not in fv(f)

@@ -80,7 +80,7 @@ def _lambda(f: Term) -> Lam:
     """f itself if it is an abstraction, else λp. f p (J and Ω need a λ literal)."""
     if isinstance(f, Lam):
         return f
-    p = Var(fresh("p"))
+    p = Var(fresh("p", fv(f)))  # (f may hold names no parser saw: a result's)
     return Lam(p, App(f, p))
 
 
@@ -96,14 +96,14 @@ def _shape(f: Term, n: int) -> tuple[Type, Type, list, list]:
 def _flat(v, what: str) -> list[float]:
     """The reals of a number or a (nested) sequence of numbers, left to right."""
     if isinstance(v, (int, float)):
-        return [float(v)]
+        return as_point(v, what)
     if isinstance(v, (str, bytes)):
         raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}")
     try:
         items = list(v)
     except TypeError:
         raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}") from None
-    return [x for item in items for x in _flat(item, what)]
+    return as_point([x for item in items for x in _flat(item, what)], what)
 
 
 # ---- results --------------------------------------------------------------------------
@@ -329,7 +329,7 @@ def grad1(f: FunctionLike) -> Lam:
         raise JacobianError(f"grad1 needs a function ℝ → ℝ, got one of type {dom} → {cod}; "
                             f"use grad for functions of several inputs")
     # a name of f's own would be captured by the new binder only if free in f
-    x = Var("x" if "x" not in fv(f) else fresh("x"))
+    x = Var("x" if "x" not in fv(f) else fresh("x", fv(f)))
     omega = Lam(Var("z"), Lam(Var("w"), Var("w")))
     return Lam(x, App(App(Pullback(_lambda(f), omega), x), Num(1.0)), Real())
 
@@ -360,7 +360,7 @@ def vjp(f: FunctionLike, point, *, max_steps: int = DEFAULT_MAX_STEPS, record: b
     f = as_function(f, len(pt))
     dom, cod, in_paths, _ = _shape(f, len(pt))
     unknown = U.unknown_functions(f)
-    omega = Var(fresh("omega"))
+    omega = Var(fresh("omega", fv(f)))
     term = App(Pullback(_lambda(f), omega), point_term(dom, pt))
     m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify))
     value, trace = m.reduce(term)

@@ -8,6 +8,7 @@ tests, must not inherit ours).  Iterative code is used where it is no harder.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import sys
 import threading
@@ -50,39 +51,47 @@ def _raised_limit():
                 if sys.getrecursionlimit() == ours:
                     sys.setrecursionlimit(before)
                 _restore = None
+_start_lock = threading.Lock()
 
 
 def deep(fn):
-    """Decorator: run ``fn`` on a big-stack thread unless already on one."""
+    """Decorator: run ``fn`` on a big-stack thread unless already on one.  The
+    thread runs in a copy of the caller's context (its budgets, its fresh-name
+    supply: budgets.py, syntax/terms.py) with a stop flag of its own."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         if not THREADS or getattr(_local, "deep", False):
             return fn(*args, **kwargs)
         box: dict = {}
+        flag = budgets.StopFlag()
+        ctx = contextvars.copy_context()
 
         def run():
             _local.deep = True
             try:
-                box["value"] = fn(*args, **kwargs)
+                box["value"] = ctx.run(budgets.run_stoppable, flag, fn, *args, **kwargs)
             except BaseException as e:  # re-raised in the caller's thread
                 box["error"] = e
 
         with _raised_limit():
-            old = threading.stack_size()
-            threading.stack_size(STACK_SIZE)
-            budgets.stop(False)
-            try:
-                # a daemon: an interrupted program exits without waiting for it
-                t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
-                t.start()
-            finally:
-                threading.stack_size(old)
+            with _start_lock:  # the stack size is process-wide: set it for this thread alone
+                old = threading.stack_size()
+                threading.stack_size(STACK_SIZE)
+                try:
+                    # a daemon: an interrupted program exits without waiting for it
+                    t = threading.Thread(target=run, name="pullback-calc-deep", daemon=True)
+                    t.start()
+                finally:
+                    threading.stack_size(old)
+            watch: dict = {}
             try:
                 while t.is_alive():  # short waits: signal handlers run in this thread meanwhile
                     t.join(0.05)
-            except BaseException:  # KeyboardInterrupt, a timer's budget error, …
-                budgets.stop(True)  # the reduction in the thread stops at its next check
+                    if t.is_alive():  # and the budgets hold, even inside one long step
+                        budgets.overdue(ctx, watch)
+            except BaseException:  # KeyboardInterrupt, a timer's or a budget's error, …
+                flag.raise_()  # the work in the thread stops at its next check
                 raise
         if "error" in box:
             raise box["error"].with_traceback(box["error"].__traceback__)

@@ -24,18 +24,27 @@ symbol being registered (``sigmoid′ = sigmoid × (1 − sigmoid)``).
 ``unregister_primitive(name)`` undoes a registration; a ``Primitive`` is a
 context manager that does so on exit, and ``primitive_scope()`` unregisters
 everything registered inside it (for tests).
+
+Threads: registering and unregistering are safe from any thread.  A change
+waits for the reductions running in other threads to end, and holds new ones
+off until it is made (``syntax.terms.between_reductions``), so a reduction
+sees a symbol's whole entry or none, from its first step to its last; a term
+that uses a symbol unregistered before its reduction starts is an error
+naming it.  A change from inside a reduction (a symbol's own ``evaluate``)
+is refused.
 """
 from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Union
 
 from .errors import PullbackCalcError
 from .syntax import prims
 from .syntax.subst import fv, subst
-from .syntax.terms import Lam, Num, Prim, Term, Tuple, Var, tup
+from .syntax.terms import Lam, Num, Prim, Term, Tuple, Var, between_reductions, tup
 
 __all__ = ["Primitive", "RegistrationError", "register_primitive", "unregister_primitive",
            "primitive_scope", "registered_primitives", "GENERATORS"]
@@ -48,6 +57,22 @@ BUILTIN = frozenset(prims.ARITY)
 GENERATORS: dict[str, Callable[..., Term]] = {}
 _REGISTERED: dict[str, "Primitive"] = {}
 _LINEARITY_KINDS = {(): None, (0,): "first"}
+_CHANGING = threading.RLock()  # one change of the tables at a time
+
+
+@contextlib.contextmanager
+def _change():
+    """Hold the tables for one change: no other change, and no reduction running."""
+    with _CHANGING:
+        try:
+            gate = between_reductions()
+            gate.__enter__()
+        except RuntimeError as e:
+            raise RegistrationError(f"{e}: register or unregister before or after it") from None
+        try:
+            yield
+        finally:
+            gate.__exit__(None, None, None)
 
 
 class RegistrationError(PullbackCalcError):
@@ -193,9 +218,19 @@ def register_primitive(name: str, arity: int, evaluate: Callable[..., float],
     if kind not in (None, "first", "each", "joint"):
         raise RegistrationError(f"linear_in must be () or (0,) (or 'each', 'joint', 'first'), "
                                 f"got {linear_in!r}")
-    # the arity first: the partials may use the symbol itself (sigmoid′ = σ(1 − σ))
-    prims.ARITY[name] = arity
+    with _change():
+        return _register(name, arity, evaluate, partials, sympy, linear_in, kind, generate,
+                         latex)
+
+
+def _register(name, arity, evaluate, partials, sympy, linear_in, kind, generate, latex):
+    if name in prims.ARITY:  # (registered by another thread meanwhile)
+        raise RegistrationError(f"{name} is already a function symbol (unregister_primitive "
+                                f"it first to redefine it)")
+    # the arity first: the partials may use the symbol itself (sigmoid′ = σ(1 − σ));
+    # its spelling before it, so that a printer that finds the one finds the other
     prims.SPELLING[name] = (name, name, None)
+    prims.ARITY[name] = arity
     try:
         parts = tuple(_partial(p, arity) for p in partials)
         _check_partials(name, parts)
@@ -247,6 +282,11 @@ def unregister_primitive(name: str) -> None:
     """Remove a registered symbol from every table (built-in symbols stay)."""
     if name in BUILTIN:
         raise RegistrationError(f"{name} is a built-in function symbol")
+    with _change():
+        _unregister(name)
+
+
+def _unregister(name: str) -> None:
     prim = _REGISTERED.pop(name, None)
     if prim is None:
         raise RegistrationError(f"{name} is not a registered function symbol")
@@ -264,15 +304,16 @@ def unregister_primitive(name: str) -> None:
 
 def registered_primitives() -> dict[str, Primitive]:
     """The symbols registered at run time, by name."""
-    return dict(_REGISTERED)
+    with _CHANGING:
+        return dict(_REGISTERED)
 
 
 @contextlib.contextmanager
 def primitive_scope():
     """Unregister, on exit, every symbol registered inside the block."""
-    before = set(_REGISTERED)
+    before = set(registered_primitives())
     try:
         yield
     finally:
-        for name in [n for n in _REGISTERED if n not in before][::-1]:
+        for name in [n for n in registered_primitives() if n not in before][::-1]:
             unregister_primitive(name)

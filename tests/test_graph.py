@@ -390,10 +390,9 @@ def test_gallery(tmp_path, monkeypatch):
     monkeypatch.setattr(gallery, "SMALL_TERMS", gallery.SMALL_TERMS[:1])
     out = tmp_path / "viz"
     out.mkdir()
-    (out / "gone.strategy.svg").write_text("stale")
-    (out / "keep.txt").write_text("not ours")
-    assert main(["gallery", "--out", str(out), "--examples", str(ex)]) == 0
-    names = sorted(p.name for p in out.iterdir())
+    (out / "keep.txt").write_text("not ours")  # (--force: a folder with files of others)
+    assert main(["gallery", "--out", str(out), "--examples", str(ex), "--force"]) == 0
+    names = sorted(p.name for p in out.iterdir() if p.name != gallery.MANIFEST)
     assert names == sorted(["index.html", "keep.txt", "plain.full.svg", "plain.strategy.svg",
                             "plain.trace.html", "plain.whole.svg", "square.full.svg",
                             "square.strategy.svg", "square.trace.html", "square.whole.svg",

@@ -173,7 +173,7 @@ def test_positions():
 
 def test_identifiers_are_noted():
     parse("λuser_name_q. other_name_q")
-    assert {"user_name_q", "other_name_q"} <= terms._names.used
+    assert {"user_name_q", "other_name_q"} <= terms._AMBIENT.used
 
 
 def test_deep_sin_chain():

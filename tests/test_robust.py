@@ -28,7 +28,7 @@ import pullback_calc.deep as deep_mod
 from pullback_calc.cli import main
 from pullback_calc.errors import MemoryBudgetExceeded, TimeBudgetExceeded
 from pullback_calc.syntax.terms import Num
-from pullback_calc.testing.extreme import DEEP_FUNCTIONS, EXTREMES, chain, sin_chain
+from pullback_calc.testing.extreme import DEEP_FUNCTIONS, EXTREMES, chain, damage, sin_chain
 
 ROOT = Path(__file__).resolve().parents[1]
 LONG = os.environ.get("PULLBACK_CALC_PROFILE") == "thorough"
@@ -436,17 +436,8 @@ def test_fuzz_unicode_text(capsys, text):
 @given(st.sampled_from(EXAMPLES), st.randoms(use_true_random=False),
        st.sampled_from(["reduce", "jacobian", "trace"]))
 def test_fuzz_mutated_examples(capsys, path, rnd, command):
-    text = list(path.read_text(encoding="utf-8"))
-    for _ in range(rnd.randint(1, 4)):  # delete, duplicate or replace a character
-        i = rnd.randrange(len(text))
-        op = rnd.randrange(3)
-        if op == 0:
-            del text[i]
-        elif op == 1:
-            text.insert(i, text[i])
-        else:
-            text[i] = rnd.choice("()⟨⟩,.λ+-×*/^⊕Ωπ1 xy0e9#\n")
-    args = [command, "-e", "".join(text), "--timeout", "20", "--max-steps", "20000"]
+    text = damage(path.read_text(encoding="utf-8"), rnd)  # cut, or characters changed
+    args = [command, "-e", text, "--timeout", "20", "--max-steps", "20000"]
     if command == "jacobian":
         args += ["--at", "0.5"]
     _cli(capsys, args)
@@ -471,3 +462,23 @@ def test_fuzz_extreme_sizes(capsys, name, n, cut):
     text = EXTREMES[name][0](n)
     text = text[:len(text) - cut]  # 0: well formed; else a cut-off tail
     _cli(capsys, ["reduce", "-e", text, "--timeout", "60", "--max-steps", "50000", "--no-trace"])
+
+
+# ---- 8. the long fuzz profile (issue 27) ------------------------------------------------------
+
+FUZZ_MINUTES = float(os.environ.get("PULLBACK_CALC_FUZZ_MINUTES") or (25 if LONG else 0.25))
+
+
+def test_the_fuzz_profile_finds_nothing(tmp_path):
+    """Grammar-aware programs (whole and damaged) through the command line, the API
+    and threads (``tests/fuzz_profile.py``), for FUZZ_MINUTES: no traceback, no
+    hang, no wrong answer.  ``PULLBACK_CALC_FUZZ_MINUTES=25`` (or the thorough
+    profile) runs the long profile; its inputs, if any fails, go to ``tmp_path``."""
+    import fuzz_profile as fuzz
+    figures = fuzz.run(FUZZ_MINUTES * 60, seed=None if LONG else 27, out=tmp_path,
+                       log=lambda s: None)
+    print(f"fuzz: {figures['runs']} runs in {FUZZ_MINUTES:g} min (seed {figures['seed']}): "
+          f"{figures['outcomes']}")
+    assert figures["runs"] >= 10
+    assert (figures["traceback"], figures["hang"], figures["wrong"]) == (0, 0, 0), \
+        sorted(p.read_text()[:3000] for p in tmp_path.glob("fuzz-*.json"))

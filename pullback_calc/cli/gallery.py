@@ -18,14 +18,29 @@ the first such point (``jacobian_row``), as the demo does.
 
 Output is deterministic (same inputs and graphviz version: same bytes), so
 ``viz/`` can be committed and diffs stay small.
+
+The gallery owns only what it made: it lists the files it wrote in a manifest
+(``.pullback-calc-gallery.json`` in the folder) and, on the next run, removes
+only those of them it does not write again; it never writes through a
+symbolic link, and it writes into a folder that is not empty only if that
+folder holds its manifest, or if told to (``--force``: the gallery's files
+replace files of the same names, and nothing else is touched).  Each file is
+written whole or not at all (``rendering.output``).  Every text in
+``index.html`` that comes from a file (names, comments, terms) is escaped,
+links are percent-encoded relative URLs (a file named ``javascript:….pb``
+links to ``javascript%3A….trace.html``), and the characters that reorder text
+(Unicode direction controls) are shown as their code points.
 """
 from __future__ import annotations
 
+import contextlib
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
+from urllib.parse import quote
 
 from ..errors import PullbackCalcError
 from ..results.jacobian import jacobian_row, jacobian_term, reduce
@@ -34,9 +49,10 @@ from ..syntax.printer import pretty
 from ..typing import typecheck
 from ..rendering.graph import (RenderError, dot_available, full_graph, strategy_graph,
                                whole_graph)
+from ..rendering.output import write_atomic
 from ..rendering.text import abbreviate, format_trace
 
-__all__ = ["Entry", "SMALL_TERMS", "build_gallery", "default_examples", "main"]
+__all__ = ["Entry", "SMALL_TERMS", "build_gallery", "default_examples"]
 
 # Small terms whose full reduction graph fits in a page (the examples' do not:
 # see FULL_STEPS below).
@@ -119,11 +135,16 @@ def _plain_trace_page(trace, title: str, term, value) -> str:
 
 def _write(out: Path, name: str, data, written: list) -> str:
     path = out / name
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    path.write_bytes(data)
+    _no_link(path)
+    write_atomic(path, data.encode("utf-8") if isinstance(data, str) else data)
     written.append(name)
     return name
+
+
+def _no_link(path: Path) -> None:
+    if path.is_symlink():
+        raise PullbackCalcError(f"{path} is a symbolic link: the gallery does not write through "
+                                f"links (remove it, or choose another --out folder)")
 
 
 def render_entry(e: Entry, out: Path, written: list, full_budget: Optional[int],
@@ -139,7 +160,7 @@ def render_entry(e: Entry, out: Path, written: list, full_budget: Optional[int],
         r = reduce(f, check=False)
         term, trace, value, steps = f, r.trace, r.value, r.steps
     e.steps = steps
-    title = f"{e.title}: " + abbreviate(term, True, 80)
+    title = f"{visible(e.title)}: " + abbreviate(term, True, 80)
     e.files["trace"] = _write(out, f"{e.name}.trace.html",
                               _trace_page(trace, title, term, value), written)
     options = dict(term=term, tooltip_width=TOOLTIP, max_steps=MAX_STEPS,
@@ -168,7 +189,7 @@ def render_entry(e: Entry, out: Path, written: list, full_budget: Optional[int],
     if steps <= WHOLE_STEPS:  # every step, with the other orders beside the path
         wg = whole_graph(trace, **options)
         e.files["whole"] = _write(out, f"{e.name}.whole.svg", wg.pipe("svg"), written)
-    log(f"  {e.name}: {steps} steps; " + ", ".join(e.files.values()))
+    log(visible(f"  {e.name}: {steps} steps; " + ", ".join(e.files.values())))
 
 
 _SMALL_NAMES = {name for name, _, _ in SMALL_TERMS}
@@ -179,6 +200,28 @@ def _num(v: float) -> str:
     return show_num(v)
 
 
+# the characters that reorder the text around them (bidirectional controls): a file
+# name with one could read as another in the page, so they are shown, not obeyed
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with each direction control written as its code point, ⟨U+202E⟩."""
+    return _BIDI.sub(lambda m: f"⟨U+{ord(m[0]):04X}⟩", text)
+
+
+def escaped(s: str) -> str:
+    """Text from a file, for an HTML page: direction controls shown, markup escaped."""
+    return html.escape(visible(s), quote=True)
+
+
+def href(name: str) -> str:
+    """A link to the file ``name`` beside the page: a relative URL whatever the name
+    (every character but letters, digits and ``_.-~`` percent-encoded: no scheme,
+    no quote, no path can come of it), escaped for an attribute."""
+    return html.escape(quote(name, safe=""), quote=True)
+
+
 def _index(examples: list, small: list) -> str:
     def rows(entries):
         out = []
@@ -187,12 +230,13 @@ def _index(examples: list, small: list) -> str:
             for kind, label in (("trace", "trace (stepper)"), ("strategy", "strategy graph"),
                                 ("whole", "whole reduction"), ("full", "full graph")):
                 if kind in e.files:
-                    links.append(f'<a href="{html.escape(e.files[kind])}">{label}</a>')
+                    links.append(f'<a href="{href(e.files[kind])}">{label}</a>')
             notes = "; ".join([f"{e.steps} steps", *e.notes])
             out.append(
-                f"<tr><td><b>{html.escape(e.title)}</b><br><small>{html.escape(e.description)}"
-                f"</small></td><td><code>{html.escape(_one_line(e.source))}</code><br>"
-                f"<small>{html.escape(notes)}</small></td><td>{' · '.join(links)}</td></tr>")
+                f"<tr><td><b><bdi>{escaped(e.title)}</bdi></b><br><small><bdi>"
+                f"{escaped(e.description)}</bdi></small></td><td><code><bdi>"
+                f"{escaped(_one_line(e.source))}</bdi></code><br>"
+                f"<small>{escaped(notes)}</small></td><td>{' · '.join(links)}</td></tr>")
         return "\n".join(out)
 
     return f"""<!doctype html>
@@ -223,11 +267,17 @@ border). Examples that are functions ℝⁿ → ℝᵐ show row 0 of their Jacob
 <table>
 {rows(small)}
 </table>
-<h2>The running example</h2>
-<p><a href="running_example.strategy.svg"><img src="running_example.strategy.svg"
-alt="The strategy graph of the running example"></a></p>
-</body></html>
+{_running(examples)}</body></html>
 """
+
+
+def _running(examples: list) -> str:
+    """The running example's strategy graph, if it is among the examples."""
+    if not any(e.name == "running_example" and "strategy" in e.files for e in examples):
+        return ""
+    return ('<h2>The running example</h2>\n<p><a href="running_example.strategy.svg"><img '
+            'src="running_example.strategy.svg"\nalt="The strategy graph of the running '
+            'example"></a></p>\n')
 
 
 def _one_line(source: str) -> str:
@@ -238,36 +288,89 @@ def _one_line(source: str) -> str:
 
 # ---- the whole gallery -----------------------------------------------------------------------
 
-PATTERNS = ("*.trace.html", "*.strategy.svg", "*.whole.svg", "*.full.svg")
+MANIFEST = ".pullback-calc-gallery.json"
+KINDS = (".trace.html", ".strategy.svg", ".whole.svg", ".full.svg")
+
+
+def read_manifest(out: Path) -> Optional[list]:
+    """The files an earlier run wrote into ``out`` (None: no manifest there).  Only
+    plain names of the gallery's kinds count: a manifest cannot point elsewhere."""
+    path = out / MANIFEST
+    _no_link(path)
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        files = doc["files"] if doc.get("format") == "pullback-calc-gallery" else None
+        if not (isinstance(files, list) and all(isinstance(n, str) for n in files)):
+            raise ValueError("no list of files")
+    except (ValueError, KeyError, AttributeError, TypeError, UnicodeDecodeError) as e:
+        raise PullbackCalcError(f"{path}: not a gallery manifest ({e}); remove it, or choose "
+                                f"another --out folder") from None
+    return [n for n in files if "/" not in n and "\\" not in n and n not in (".", "..")
+            and (n == "index.html" or n.endswith(KINDS))]
+
+
+def _claim(out: Path, force: bool) -> list:
+    """Make sure ``out`` is the gallery's to write: (the files of its last run)."""
+    if out.is_symlink() and not out.is_dir():
+        raise PullbackCalcError(f"{out} is a symbolic link to no folder")
+    if out.exists() and not out.is_dir():
+        raise PullbackCalcError(f"{out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    before = read_manifest(out)
+    if before is None and not force and any(out.iterdir()):
+        raise PullbackCalcError(f"{out} is not empty and holds no gallery of ours (no {MANIFEST}):"
+                                f" choose an empty or new folder, or pass --force to write into "
+                                f"it (files of the gallery's names are replaced; nothing else is "
+                                f"touched)")
+    return before or []
 
 
 def build_gallery(out: Path, examples: Path, full_budget: Optional[int] = FULL_BUDGET,
-                  log=print) -> list[str]:
+                  log=print, force: bool = False) -> list[str]:
     """Write the gallery into ``out``; returns the names of the files written."""
     if not dot_available():
         raise RenderError("graphviz's `dot` program was not found: install graphviz "
                           "(e.g. `apt-get install graphviz`) to build the gallery")
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[str] = []
     paths = sorted(examples.glob("*.pb"))
     if not paths:
         raise PullbackCalcError(f"{examples}: no examples (*.pb files) there")
+    before = _claim(out, force)
+    written: list[str] = []
     entries = [read_example(p) for p in paths]
-    log(f"examples from {examples}:")
-    for e in entries:
-        render_entry(e, out, written, full_budget, log)
     small = [Entry(name, name, desc, src) for name, src, desc in SMALL_TERMS]
-    log("small terms:")
-    for e in small:
-        render_entry(e, out, written, SMALL_BUDGET, log)
-    _write(out, "index.html", _index(entries, small), written)
+    for e in entries + small:  # no link where a file will go: before any work
+        for kind in KINDS:
+            _no_link(out / (e.name + kind))
+    _no_link(out / "index.html")
+    log(f"examples from {visible(str(examples))}:")
+    try:
+        for e in entries:
+            render_entry(e, out, written, full_budget, log)
+        log("small terms:")
+        for e in small:
+            render_entry(e, out, written, SMALL_BUDGET, log)
+        _write(out, "index.html", _index(entries, small), written)
+    except BaseException:  # what is there now is ours, whatever stopped the run
+        with contextlib.suppress(OSError, PullbackCalcError):
+            _write_manifest(out, sorted(set(written) | set(before)))
+        raise
     # files of ours from an earlier run that this run did not write (a renamed example)
-    for pattern in PATTERNS:
-        for p in sorted(out.glob(pattern)):
-            if p.name not in written:
-                p.unlink()
-                log(f"  removed stale {p.name}")
+    for name in before:
+        p = out / name
+        if name not in written and p.is_file() and not p.is_symlink():
+            p.unlink()
+            log(f"  removed stale {visible(name)}")
+    _write_manifest(out, written)
     return written
+
+
+def _write_manifest(out: Path, files: list) -> None:
+    doc = {"format": "pullback-calc-gallery", "version": 1,
+           "note": "the files `pullback-calc gallery` wrote here: it removes only these",
+           "files": files}
+    _write(out, MANIFEST, json.dumps(doc, indent=1, ensure_ascii=False) + "\n", [])
 
 
 def default_examples() -> Path:
@@ -288,11 +391,14 @@ def add(sub) -> None:
     p.add_argument("--budget", type=int, default=FULL_BUDGET, metavar="N",
                    help=f"terms in the examples' full graphs (default {FULL_BUDGET}; "
                         f"0: no full graphs for the examples)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a folder that is not empty and holds no gallery made "
+                        "here before (files of the gallery's names are replaced)")
     p.set_defaults(run=run)
 
 
 def run(args, out) -> int:
     examples = Path(args.examples) if args.examples else default_examples()
-    files = build_gallery(Path(args.out), examples, args.budget or None)
+    files = build_gallery(Path(args.out), examples, args.budget or None, force=args.force)
     out.write(f"wrote {len(files)} files to {args.out}/ (open {args.out}/index.html)\n")
     return 0

@@ -3,7 +3,6 @@ builds them; this module only reads the options, reduces and writes the file).""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from . import progress
 from .options import UsageError, max_steps_args, parse_point, positive_int, source_args
@@ -12,6 +11,9 @@ from .source import Source, output_count
 
 GRAPHVIZ = ("dot", "svg", "png", "pdf")  # rendering.graph.FORMATS (tests check they agree)
 FORMATS = (*GRAPHVIZ, "html")  # html: the full graph as a page to explore (rendering/explorer.py)
+#: the memory budget (MB) of a graph without --max-memory: its reduction keeps every
+#: step, for a drawing of a few hundred of them (a 100,000-deep chain took 1.6 GB)
+MEMORY = 1024
 USAGE = ("pullback-calc graph FILE | -e TEXT [--full | --whole] [--budget N] "
          "[--format dot|svg|png|pdf|html] [-o OUT] [--jacobian --at POINT [--row P]] "
          "[--max-steps N]")
@@ -30,7 +32,9 @@ def add(sub) -> None:
                                    "beside it. With --full, --format html (or -o G.html) writes "
                                    "a page to explore the graph instead: expand a term, find "
                                    "terms matching a pattern, follow the call-by-value path "
-                                   "(graphs of a few thousand terms; no graphviz needed).")
+                                   "(graphs of a few thousand terms; no graphviz needed). "
+                                   "Without --max-memory, a graph gives up at "
+                                   f"{MEMORY:,} MB (its reduction keeps every step).")
     source_args(p)
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--full", action="store_true",
@@ -82,6 +86,12 @@ def _format(args) -> str:
 
 
 def run(args, out) -> int:
+    from ..budgets import budget
+    with budget(max_memory=MEMORY if args.max_memory is None else None):
+        return _run(args, out)
+
+
+def _run(args, out) -> int:
     from ..rendering import graph as G
     jac = args.jacobian or args.at is not None
     if jac and args.at is None:
@@ -127,6 +137,10 @@ def run(args, out) -> int:
         if not args.whole:
             options["premises"] = not args.no_premises
         g = draw(result, **options)
+        cut = g.info.get("alternatives_cut")
+        if cut is not None:
+            note([f"note: the other reducts are drawn for the first {cut} terms only: the "
+                  f"larger ones would take too long"])
     with progress.bar("graphviz", None, unit="graph"):
         data = _pipe(g, fmt, args, result if not args.full else None, common)
     if args.output is None:
@@ -137,7 +151,8 @@ def run(args, out) -> int:
         else:
             out.write(data.decode("utf-8"))
     else:
-        Path(args.output).write_bytes(data)
+        from ..rendering.output import write_atomic
+        write_atomic(args.output, data)  # whole or not at all
     return 0
 
 
@@ -182,5 +197,6 @@ def _explorer(args, out, jac: bool) -> int:
     if args.output is None:
         out.write(text)
     else:
-        Path(args.output).write_text(text, encoding="utf-8")
+        from ..rendering.output import write_atomic
+        write_atomic(args.output, text.encode("utf-8"))  # whole or not at all
     return 0

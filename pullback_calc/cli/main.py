@@ -32,18 +32,24 @@ def _on_term(signum, frame):
     raise Terminated()
 
 
-def _on_alarm(signum, frame):
-    from .. import budgets
-    from ..errors import TimeBudgetExceeded
-    raise TimeBudgetExceeded(budgets.time_message())
-
-
 class _Guards:
     """Signal handlers and hard backstops for the budgets, installed by main()
-    and restored on the way out (main() also runs inside test processes)."""
+    and restored on the way out (main() also runs inside test processes) --
+    before anything is reported, so that the timer cannot cut into a report."""
 
     def __init__(self):
         self.saved: list = []
+        self.timeout: Optional[float] = None
+        self.max_memory: Optional[float] = None
+        self.armed = False
+
+    def _on_alarm(self, signum, frame):
+        if not self.armed:  # (disarmed meanwhile: the outcome is being reported)
+            return
+        self.armed = False  # once
+        from .. import budgets
+        from ..errors import TimeBudgetExceeded
+        raise TimeBudgetExceeded(budgets.time_message(timeout=self.timeout))
 
     def signal(self, signum, handler) -> None:
         import signal
@@ -54,11 +60,14 @@ class _Guards:
 
     def budgets(self, timeout: Optional[float], max_memory: Optional[float]) -> None:
         import signal
+        self.max_memory = max_memory
         if timeout is not None and hasattr(signal, "setitimer"):
             # the machine checks the deadline itself (with the state reached); this
             # timer, a little later, stops the stages that do not reduce
-            self.signal(signal.SIGALRM, _on_alarm)
+            self.timeout = timeout
+            self.signal(signal.SIGALRM, self._on_alarm)
             if self.saved and self.saved[-1][1] == signal.SIGALRM:
+                self.armed = True
                 signal.setitimer(signal.ITIMER_REAL, timeout + 0.5)
                 self.saved.append(("timer",))
         if max_memory is not None:
@@ -82,6 +91,7 @@ class _Guards:
 
     def restore(self) -> None:
         import signal
+        self.armed = False  # first: a timer that fires from here on does nothing
         for item in reversed(self.saved):
             try:
                 if item[0] == "timer":
@@ -107,15 +117,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     import signal
     guards = _Guards()
     guards.signal(signal.SIGTERM, _on_term)
+    args = None
     try:
         try:
-            return _main(argv, guards)
+            status, error, args = _main(argv, guards)
         finally:
-            guards.restore()
+            guards.restore()  # no timer, no handler of ours, from here on
+        return status if error is None else _report(error, args, guards.max_memory)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
     except Terminated:
         return _fail("terminated", 143)
+    except PullbackCalcError as e:  # the timer, between the work and its report
+        return _report(e, args, guards.max_memory)
     except Exception as e:  # an interrupt wrapped by Python (e.g. inside __set_name__)
         if _interrupted(e):
             return _fail("interrupted", 130)
@@ -148,14 +162,13 @@ def _interrupted(e: BaseException) -> bool:
     return False
 
 
-def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
+def _main(argv: Optional[Sequence[str]], guards: _Guards) -> tuple:
+    """Run the command: (status, None, args), or (None, the error, args) to report
+    once the guards are off.  Interrupts propagate."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        timeout, max_memory = peek_budgets(argv)
-    except UsageError as e:
-        return _fail(str(e), 2)
     args = None
     try:
+        timeout, max_memory = peek_budgets(argv)
         guards.budgets(timeout, max_memory)
         from ..budgets import budget
         with budget(timeout, max_memory):
@@ -163,52 +176,92 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> int:
             parser = build_parser()
             try:
                 args = parser.parse_args(join_values(argv))
-            except UsageError as e:
-                return _fail(str(e), 2)
             except SystemExit as e:  # --help
                 status = e.code if isinstance(e.code, int) else 0
                 _flush()
-                return status
+                return status, None, args
             args.source = None
             if sys.stdout is None:
-                return _fail("standard output is closed: nowhere to write the output", 1)
+                raise PullbackCalcError("standard output is closed: nowhere to write the output")
             from . import progress, show
             progress.configure(args)
             show.configure(args)
             bad = _mutant_from_environment()  # (said even under -q: the results are broken)
             if bad is not None:
-                return _fail(bad, 2)
-            status = args.run(args, sys.stdout)
+                raise UsageError(bad)
+            out = sys.stdout if _isatty(sys.stdout) else _Pieces(sys.stdout)
+            status = args.run(args, out)
             _flush()
-            return status
-    except UsageError as e:
+            return status, None, args
+    except (KeyboardInterrupt, Terminated):
+        raise
+    except Exception as e:  # noqa: BLE001 - reported by _report, after the guards are off
+        if isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and "new thread" in str(e)):
+            e = e.with_traceback(None)  # (its frames hold what filled the memory)
+            _release(args)
+        return None, e, args
+
+
+def _report(e: BaseException, args, max_memory: Optional[float]) -> int:
+    """One line on stderr for what stopped the command, and its exit status."""
+    if isinstance(e, UsageError):
         return _fail(str(e), 2)
-    except PullbackCalcError as e:
+    if isinstance(e, PullbackCalcError):
         source = getattr(args, "source", None)
         return _fail(where(source, e.pos) + e.message, 1, excerpt(source, e.pos))
-    except (MemoryError, RuntimeError) as e:
+    if isinstance(e, RecursionError):  # a bug: nothing should recurse on the input's size
+        return _fail("internal error: the input is nested too deeply for one of the stages "
+                     "(please report it)", 70)
+    if isinstance(e, (MemoryError, RuntimeError)):
         if isinstance(e, RuntimeError) and not (max_memory and "new thread" in str(e)):
             return _internal(e)
-        _release(args)
         if max_memory is not None:
             return _fail(f"memory budget of {max_memory:g} MB exhausted; raise it with "
                          f"--max-memory", 1)
         return _fail("out of memory", 1)
-    except RecursionError:  # a bug: nothing should recurse on the input's size
-        return _fail("internal error: the input is nested too deeply for one of the stages "
-                     "(please report it)", 70)
-    except OSError as e:
+    if isinstance(e, OSError):
         _silence_stdout()
         if isinstance(e, BrokenPipeError):  # e.g. `pullback-calc reduce … | head`
             return 1
         name = f"{e.filename}: " if e.filename else "cannot write the output: "
         return _fail(f"{name}{e.strerror or e}", 1)
-    except (KeyboardInterrupt, Terminated):
-        raise
-    except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
-        if _interrupted(e):
-            return _fail("interrupted", 130)
-        return _internal(e)
+    if _interrupted(e):
+        return _fail("interrupted", 130)
+    return _internal(e)
+
+
+class _Pieces:
+    """Standard output that writes long texts in short pieces.  CPython's buffered
+    writer takes one long write straight to the file, and when the reader of a pipe
+    goes away during it (``… | head``) the kernel's short write leaves the rest in
+    the buffer, whose flush then never reports the broken pipe: the command exited
+    0.  Pieces no longer than the buffer keep every write in its flush loop, which
+    does (exit 1, as for the other outputs)."""
+
+    PIECE = 1024  # characters: at most 4 KB of UTF-8, no more than a pipe's buffer
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, data) -> int:
+        n = self.PIECE if isinstance(data, str) else 4 * self.PIECE
+        for i in range(0, len(data), n):
+            self._stream.write(data[i:i + n])
+        return len(data)
+
+    @property
+    def buffer(self):
+        return _Pieces(self._stream.buffer)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def _internal(e: BaseException) -> int:

@@ -177,10 +177,19 @@ def join_values(argv: Sequence[str]) -> list[str]:
             out.append(a)
             out.extend(it)
             break
+        name, eq, value = a.partition("=")
+        if eq and value == "--" and name.startswith("-"):
+            a, eq = name, ""  # (`--expr=--`: the same as `--expr --`, below)
         if a in VALUED:
-            nxt = next(it, None)
-            if nxt is None:
+            nxt = next(it, None) if not eq else value
+            if nxt is None or nxt == "--":
+                # argparse drops a value "--" and hands the option [] (a term, a point
+                # of []): let it say instead that the option has no value
                 out.append(a)
+                if nxt == "--":
+                    out.append(nxt)
+                    out.extend(it)
+                    break
             else:
                 out.append(f"{'--expr' if a == '-e' else a}={nxt}")
         else:

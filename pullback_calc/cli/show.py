@@ -85,8 +85,8 @@ def function_note(term, source) -> list[str]:
 def write_text(text: str, output: Optional[str], out) -> None:
     """``text`` to the file ``output``, or to ``out`` (standard output)."""
     if output is not None:
-        from pathlib import Path
-        Path(output).write_text(text, encoding="utf-8")
+        from ..rendering.output import write_atomic
+        write_atomic(output, text)
     else:
         out.write(text)
 

@@ -26,8 +26,13 @@ def add(sub) -> None:
 
 
 def run(args, out) -> int:
+    import sys
     from .. import jacobian_row, reduce
+    from ..errors import PullbackCalcError
     from ..stepper import run_stepper
+    if sys.stdin is None:  # (`<&-`): before the work, not after it
+        raise PullbackCalcError("standard input is closed: the stepper reads its commands "
+                                "from it (or give them in a file: step … < COMMANDS)")
     source = args.source = Source(args)
     term = source.term()
     if args.at is not None:

@@ -6,6 +6,8 @@ derivation (its beginning and end), saying what they left out.
 """
 from __future__ import annotations
 
+import contextlib
+
 from . import progress
 from .options import (PHASE_NAMES, TRACE_FORMATS, UsageError, count, max_steps_args,
                       max_term, parse_point, phases, positive_int, row, rules, source_args,
@@ -166,13 +168,11 @@ def run(args, out) -> int:
     source = args.source = Source(args)
     trace, start, value, title = _reduce(args, source, source.term())
     settle()
+    from ..rendering.output import atomic_file
     from ..rendering.text import count_steps
-    sink = out if args.output is None else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
-    try:
-        with progress.bar("rendering", count_steps(trace)) as done:
-            for chunk in _chunks(args, out, trace, start, value, title, done):
-                sink.write(chunk)
-    finally:
-        if sink is not out:
-            sink.close()
+    # -o: written whole or not at all (what OUT held stays, if rendering fails or stops)
+    with (contextlib.nullcontext(out) if args.output is None else atomic_file(args.output)) \
+            as sink, progress.bar("rendering", count_steps(trace)) as done:
+        for chunk in _chunks(args, out, trace, start, value, title, done):
+            sink.write(chunk)
     return 0

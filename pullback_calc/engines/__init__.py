@@ -19,7 +19,8 @@ cost counters (``Costs``).  An engine that cannot express a construct raises
 """
 from __future__ import annotations
 
-from typing import Union
+from dataclasses import replace
+from typing import Optional, Union
 
 from ..errors import JacobianError
 from ..syntax.terms import Term
@@ -51,17 +52,20 @@ def _as_term(f, point) -> Term:
     return as_term(f, len(as_point(point)))
 
 
-def _checked(f: Term, point) -> list:
+def _checked(f: Term, point, outputs: Optional[list] = None) -> list:
     """The point's reals, after checking that f is a function ℝⁿ → ℝᵐ there
-    (the same checks, and messages, as the reduction engine's)."""
+    (the same checks, and messages, as the reduction engine's); ``outputs``
+    gets m."""
     from ..results.rows import as_point, coordinate_paths, function_type
     pt = as_point(point)
     dom, cod = function_type(f, len(pt))
     n = len(coordinate_paths(dom, "input"))
-    coordinate_paths(cod, "output")
+    m = len(coordinate_paths(cod, "output"))
     if n != len(pt):
         raise JacobianError(f"the function takes {n} real input(s) but the point has "
                             f"{len(pt)} coordinate(s)")
+    if outputs is not None:
+        outputs.append(m)
     return pt
 
 
@@ -70,8 +74,19 @@ def jacobian(f: Union[str, Term], point, method: str = "pullback", **options) ->
     its cost counters (``.rows``, ``.costs``, ``.artefact``)."""
     mod = _module(method)
     f = _as_term(f, point)
-    pt = _checked(f, point)
-    return _run(mod, f, pt, None, options)
+    outputs: list = []
+    pt = _checked(f, point, outputs)
+    result = _run(mod, f, pt, None, options)
+    m = outputs[0]
+    if len(result.rows) != m:
+        # an engine that reads values without their types took a 𝟎 of a product
+        # type in the output for one real (it never reads more rows than there are)
+        if len(result.rows) != 1 or any(result.rows[0]):
+            raise NotSupported(f"the {method} engine reads a 𝟎 of a product type in the "
+                               f"output as one real: its {len(result.rows)} rows do not line "
+                               f"up with the function's {m} outputs")
+        result = replace(result, rows=[[0.0] * len(pt) for _ in range(m)])  # all 𝟎
+    return result
 
 
 def vjp(f: Union[str, Term], point, cotangent, method: str = "pullback",

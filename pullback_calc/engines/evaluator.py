@@ -14,17 +14,59 @@ and a projection past the end is 0.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
+from ..errors import ReductionError
 from ..syntax import terms as T
 from ..semantics import oracle
 from .common import Measure, NotSupported
 
-__all__ = ["ZERO", "Closure", "Evaluator", "EvalError"]
+__all__ = ["ZERO", "Closure", "Evaluator", "EvalError", "ArithmeticFailure", "arithmetic_error",
+           "checked"]
 
 
 class EvalError(Exception):
     """A run-time error of an engine's evaluator (ill-shaped data)."""
+
+
+class ArithmeticFailure(EvalError):
+    """An engine's arithmetic undefined at its operands (``op``, ``operands``,
+    ``reason``); the evaluator adds the application it was evaluating."""
+
+    def __init__(self, engine: str, op: str, operands: tuple, reason: str):
+        super().__init__(f"{op}{operands}: {reason}")
+        self.engine, self.op, self.operands, self.reason = engine, op, operands, reason
+
+
+def checked(engine: str, op: str, fn: Callable, operands: tuple) -> float:
+    """``fn(*operands)``, the engine's arithmetic for ``op``: an ArithmeticFailure
+    where it is undefined or its result is not a finite real (as rule 4 says)."""
+    try:
+        v = fn(*operands)
+    except (ArithmeticError, ValueError) as e:
+        raise ArithmeticFailure(engine, op, operands, e) from None
+    if not math.isfinite(v):
+        raise ArithmeticFailure(engine, op, operands, "the result is too large for a float")
+    return v
+
+
+def arithmetic_error(engine: str, op: str, operands: tuple, reason, subterm=None):
+    """The ReductionError of an engine's failed arithmetic, worded as rule 4's (the
+    operation, its operands and why), with the application it happened in and
+    that application's source position."""
+    from ..syntax.printer import pretty
+    if isinstance(reason, OverflowError):  # (its own message is a raw errno tuple)
+        reason = "the result is too large for a float"
+    where = "" if subterm is None else f" in `{_short(pretty(subterm))}`"
+    e = ReductionError(f"the {engine} engine cannot go on{where}: {op} is undefined at "
+                       f"{', '.join(map(repr, operands))} ({reason})", redex=subterm)
+    e.pos = None if subterm is None else subterm.pos
+    return e
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[:width // 2 - 1] + "…" + text[-width // 2:]
 
 
 # the formal 0 at every type (applied or projected it stays 0): the oracle's own
@@ -95,7 +137,12 @@ class Evaluator:
         if isinstance(f, Closure):
             frame: dict = {}
             bind(f.lam.pat, arg, frame)
-            return self.eval(f.lam.body, Env(frame, f.env))
+            try:
+                return self.eval(f.lam.body, Env(frame, f.env))
+            except ReductionError as e:  # generated code: the nearest source position
+                if e.pos is None:
+                    e.pos = f.lam.pos
+                raise
         if isinstance(f, _Builtin):
             return f.fn(arg)
         raise EvalError(f"cannot apply {f!r}: not a function")
@@ -131,7 +178,10 @@ class Evaluator:
             for v in args:
                 if not self.is_number(v):
                     raise EvalError(f"{t.op} applied to {_kind(v)}")
-            return self.prim(t.op, args, role_of(t))
+            try:
+                return self.prim(t.op, args, role_of(t))
+            except ArithmeticFailure as e:  # (the innermost application: not caught again)
+                raise arithmetic_error(e.engine, e.op, e.operands, e.reason, t) from None
         if k is T.Lam:
             return self.closure(t, env)
         if k is T.App:

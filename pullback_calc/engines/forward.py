@@ -24,6 +24,7 @@ from typing import Optional
 
 from ..semantics import oracle
 from .common import EngineResult, NotSupported, costs_from_counter
+from .evaluator import arithmetic_error
 
 __all__ = ["jacobian", "value", "apply_value", "counting"]
 
@@ -46,7 +47,7 @@ def jacobian(f, point, cotangents: Optional[list] = None) -> EngineResult:
     if cotangents is not None:
         raise NotSupported("forward mode computes Jacobian-vector products (one per input); "
                            "it has no vector-Jacobian product: use jacobian")
-    with counting() as c:
+    with counting() as c, _arithmetic():
         try:
             rows = oracle.jacobian_by_oracle(f, point)
         except oracle.OracleError as e:
@@ -56,12 +57,24 @@ def jacobian(f, point, cotangents: Optional[list] = None) -> EngineResult:
 
 def value(term):
     """The value of a closed term by the tagged evaluator: (value, costs, None)."""
-    with counting() as c:
+    with counting() as c, _arithmetic():
         try:
             v = oracle.evaluate(term)
         except oracle.OracleError as e:
             raise NotSupported(str(e)) from None
     return v, costs_from_counter(c, "closures"), None
+
+
+@contextmanager
+def _arithmetic():
+    """The oracle's arithmetic errors as the engines report them (``arithmetic_error``:
+    the operation, its operands, the application it was in and where that is)."""
+    try:
+        yield
+    except (ArithmeticError, ValueError) as e:
+        op, operands = getattr(e, "operation", None) or ("an operation", ())
+        raise arithmetic_error("forward-mode", op, operands, e,
+                               getattr(e, "subterm", None)) from None
 
 
 def apply_value(v, arg, counts: Optional[Counter] = None):

@@ -49,7 +49,8 @@ from ..syntax import terms as T
 from ..syntax.subst import fv, subst
 from ..syntax.types import Arrow, DualT, Prod, R, TVar, real_leaves
 from .common import EngineResult, Measure, NotSupported
-from .evaluator import ZERO, Builtin, Closure, Env, EvalError, Evaluator, mark_derivative
+from .evaluator import (ZERO, Builtin, Closure, Env, EvalError, Evaluator, checked,
+                        mark_derivative)
 from .tables import DerivedTable
 
 __all__ = ["transform", "transform_program", "desugar", "jacobian", "value", "BACKPROPAGATORS",
@@ -137,7 +138,7 @@ def anf(t: T.Term, names: _Names, env: dict, out: list) -> str:
     if k is T.Prim:
         args = tuple(T.Var(anf(a, names, env, out)) for a in t.args)
         z = names.primal(t.op)
-        node = T.Prim(t.op, args)
+        node = T.Prim(t.op, args, t.pos)  # (its position: for an error's message)
         if t._flags & T.DERIVATIVE:
             mark_derivative(node)
         out.append(Bind(z, node))
@@ -343,8 +344,8 @@ def transform_fn(fn: Fn, names: _Names) -> T.Lam:
             s = T.Var(names.sensitivity(b.name))
             here.bp[b.name] = names.backpropagator(b.name)
             constant = tuple(a.name in names.constants for a in e.args)
-            forward.append((here.bp[b.name],
-                            T.Lam(s, BACKPROPAGATORS[e.op](e.args, s, constant))))
+            forward.append((here.bp[b.name],  # (at e's position: an error in it points there)
+                            T.Lam(s, BACKPROPAGATORS[e.op](e.args, s, constant), None, e.pos)))
         elif isinstance(e, T.App):
             pair = names.primal("pair")
             here.bp[b.name] = names.backpropagator(b.name)
@@ -549,10 +550,7 @@ def _construct(t: T.Term) -> str:
 def _arith(measure: Measure):
     def prim(op: str, args: tuple, role: str):
         measure.op(role, op)
-        try:
-            return prims.EVAL[op](*(float(a) for a in args))
-        except (ArithmeticError, ValueError) as e:
-            raise EvalError(f"{op}{tuple(args)}: {e}") from None
+        return checked("Pearlmutter–Siskind", op, prims.EVAL[op], tuple(float(a) for a in args))
     return prim
 
 

@@ -37,7 +37,7 @@ from ..deep import deep
 from ..syntax import prims
 from ..syntax import terms as T
 from .common import EngineResult, Measure, NotSupported
-from .evaluator import ZERO, Builtin, Closure, Env, EvalError, Evaluator
+from .evaluator import ZERO, Builtin, Closure, Env, EvalError, Evaluator, checked
 from .tables import DerivedTable
 
 __all__ = ["RULES", "Tape", "Cell", "jacobian", "value", "TapeEngine"]
@@ -127,10 +127,7 @@ class TapeEngine(Evaluator):
         cells = [a for a in args if isinstance(a, Cell)]
         if not cells:
             self.measure.op(role, op)
-            try:
-                return prims.EVAL[op](*(float(a) for a in args))
-            except (ArithmeticError, ValueError) as e:
-                raise EvalError(f"{op}{tuple(float(a) for a in args)}: {e}") from None
+            return checked("tape", op, prims.EVAL[op], tuple(float(a) for a in args))
         tape = max((c.tape for c in cells), key=lambda t: t.tag)
         primals = tuple(a.primal if isinstance(a, Cell) and a.tape is tape else a for a in args)
         active = tuple(isinstance(a, Cell) and a.tape is tape for a in args)

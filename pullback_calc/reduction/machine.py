@@ -23,12 +23,14 @@ position is lifted out of it, rule lift.)
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Optional
 
 from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import ReductionError, StepBudgetExceeded
+from ..syntax.printer import pretty
 from ..syntax.terms import (ANF, NF, SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                             Term, Tuple, Var, Zero, fresh_scope, is_let)
 from . import delayed as D
@@ -364,9 +366,11 @@ class Machine:
         self._child = _CHILD if self.record else _CHILD_UNRECORDED
 
     # public ------------------------------------------------------------------------
-    def reduce(self, term: Term) -> tuple[Term, list[Step]]:
+    def reduce(self, term: Term, own_scope: bool = True) -> tuple[Term, list[Step]]:
+        """(normal form, trace); ``own_scope=False``: fresh names from the scope the
+        caller opened (many reductions of parts of one term, each not walking it)."""
         trace: list[Step] = []
-        with fresh_scope(term), gcpause.paused():
+        with (fresh_scope(term) if own_scope else contextlib.nullcontext()), gcpause.paused():
             try:
                 value = self._run(term, trace)
             except StepBudgetExceeded as e:
@@ -761,7 +765,7 @@ def _symbol_pos(t: App):
 
 def _short(t: Term, n: int = 60) -> str:
     try:
-        s = str(t)
+        s = pretty(t, limit=n + 1)  # (the prefix only: a term's text can be huge)
     except Exception:  # pragma: no cover
         s = type(t).__name__
     return f"`{s[:n]}{'…' if len(s) > n else ''}`"

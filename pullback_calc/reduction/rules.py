@@ -186,6 +186,10 @@ def lift(t: Term, m: Premises) -> Term:
 @rule("2")
 def projection(t: Proj, m: Premises) -> Term:
     """(2) πᵢ ⟨V₁, …, Vₙ⟩ → Vᵢ."""
+    n = len(t.arg.items)
+    if t.index > n:  # ill typed (an unchecked term): no rule applies
+        raise ReductionError(f"rule 2 cannot apply: π{t.index} of a tuple of {n} components",
+                             rule="2", redex=t)
     return t.arg.items[t.index - 1]
 
 

@@ -37,6 +37,7 @@ The ``pullback-calc graph`` command line is ``cli/graph.py``.
 """
 from __future__ import annotations
 
+import math
 import shutil
 import subprocess
 from collections import deque
@@ -50,6 +51,7 @@ from ..reduction.closure import one_step_reducts
 from ..reduction.machine import Machine, plug_all
 from ..syntax.printer import folding_env
 from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
+from .output import write_atomic
 from .text import _cut_head, _cut_tail, abbreviate
 
 __all__ = ["Graph", "GraphNode", "GraphEdge", "RenderError", "FORMATS", "PHASES",
@@ -230,7 +232,7 @@ class Graph:
         path = Path(path)
         fmt = format or format_from_suffix(path) or "svg"
         data = self.pipe(fmt, dpi=dpi)
-        path.write_bytes(data)
+        write_atomic(path, data)  # whole or not at all
         return path
 
     def svg(self) -> str:
@@ -791,6 +793,7 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
     L = _Labels(unicode, label_width, tooltip_width)
     b = _StrategyBuilder(L, detail, max_steps, column_height, premises)
     b.max_alternatives = _max_alternatives
+    b.alternatives_cut = None
     start = term if term is not None else steps[0].term_before()
     b.chain("s", steps, start, "main", 0)
     # premises, breadth-first (no recursion): a cluster per sub-derivation, linked to
@@ -852,8 +855,12 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
     if _whole:
         n_alt = sum(len(v[1]) for v in side.values())
         n_back = sum(len(v[0]) for v in side.values())
+        cut = b.alternatives_cut
         sub = sub.replace("; read each", f"; {n_alt} other one-step reducts off the path, "
-                                          f"{n_back} other orders that rejoin it; read each")
+                                          f"{n_back} other orders that rejoin it"
+                          + ("" if cut is None else
+                             f" (of its first {cut} terms: the larger ones would take too "
+                             f"long)") + "; read each")
         rows.insert(-1, _legend_row(_swatch(OTHER_COLOR, "──▶"),
                                     "another redex contracted instead: grey arrows rejoin "
                                     "the path; a grey box lists the reducts that leave it "
@@ -895,7 +902,8 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
     return Graph(d.source(), "whole" if _whole else "strategy", b.nodes, b.edges,
                  steps=n_main, total_steps=total, phases=dict(b.phase_counts),
                  premises=b.n_premises, premises_skipped=skipped,
-                 alternatives={k: (len(v[0]), len(v[1])) for k, v in side.items()})
+                 alternatives={k: (len(v[0]), len(v[1])) for k, v in side.items()},
+                 alternatives_cut=b.alternatives_cut)
 
 
 def whole_graph(trace, *, max_alternatives: int = 2000, **options) -> Graph:
@@ -912,14 +920,39 @@ def whole_graph(trace, *, max_alternatives: int = 2000, **options) -> Graph:
     return strategy_graph(trace, _max_alternatives=max_alternatives, **options)
 
 
+#: the work of finding the other reducts, in all: a term of n nodes costs n² (each of
+#: its redex positions gives a reduct of its size, to key).  The gallery's largest
+#: whole graph (examples/shared.pb, 78 steps) takes 6.7 million; a 20-deep π1 ⟨…⟩
+#: nest, whose terms grow with the square of its depth, took a minute and more.
+ALTERNATIVES_WORK = 30_000_000
+
+
+def _tree_size(t: Term, limit: int) -> int:
+    """The number of nodes of ``t`` (as a tree), counted up to ``limit`` + 1 only."""
+    n, stack = 0, [t]
+    while stack and n <= limit:
+        u = stack.pop()
+        n += 1
+        stack.extend(u.children())
+    return n
+
+
 def _alternatives(b: "_StrategyBuilder", L: "_Labels") -> dict:
     """For each term of the main path: ([(node id, reduct)] rejoining the path,
-    [reduct] leaving it) -- its one-step reducts other than the strategy's step."""
+    [reduct] leaving it) -- its one-step reducts other than the strategy's step.
+    Within ALTERNATIVES_WORK: past it, ``b.alternatives_cut`` says for how many
+    terms of the path they were found."""
     main = [n for n in b.nodes if n.cluster == "main" and n.term is not None]
     at = {n.key: n.id for n in main}
     taken = {(e.source, e.target) for e in b.edges if e.kind == "step"}
     out: dict = {}
-    for n in main[:b.max_alternatives]:
+    work = ALTERNATIVES_WORK
+    for k, n in enumerate(main[:b.max_alternatives]):
+        size = _tree_size(n.term, math.isqrt(work))
+        if size * size > work:
+            b.alternatives_cut = k
+            break
+        work -= size * size
         back, away = [], []
         for r in one_step_reducts(n.term):
             target = at.get(alpha_key(r.term))

@@ -240,7 +240,8 @@ class TraceView:
                   "json": self.to_json, "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower()))
         if render is None:
             raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
-        p.write_text(render(), encoding="utf-8")
+        from .output import write_atomic
+        write_atomic(p, render())  # whole or not at all
 
     def _repr_html_(self) -> str:
         return _iframe(self.to_html(), self.height)

@@ -21,7 +21,8 @@ from typing import Optional
 
 from .. import budgets
 from ..deep import THREADS, deep
-from ..syntax.terms import App, Lam, Num, Prim, Proj, Term, Tuple, Var
+from ..syntax.terms import (App, Lam, Num, Prim, Proj, Term, Tuple, Var, fresh_scope, note_name,
+                            subterms)
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type, real_leaves
 
 SYMPY_TIMEOUT = 10.0  # seconds; `check --sympy-timeout`
@@ -247,18 +248,24 @@ def check_value(term: Term, ty: Type, max_steps: int, probes: int = 2) -> ValueC
         sampler.k = 3 * k
         args: list = []
         t, got, want = ty, r.value, expected
-        while not _ground(t):
-            dom, cod = (t.of, Real()) if isinstance(t, DualT) else (t.dom, t.cod) \
-                if isinstance(t, Arrow) else (None, None)
-            if dom is None:
-                raise ValueError(f"cannot probe a value of type {t}")
-            a = sampler.sample(dom, [])
-            args.append(a)
-            m = Machine(max_steps=max_steps, record=False)
-            got, _ = m.reduce(App(got, a))
-            out.steps += m.steps_taken
-            want = oracle.apply(want, oracle.evaluate(a))
-            t = cod
+        # one fresh-name scope for the probe's applications, not one walk of the
+        # value per argument (a curried function of 10,000 arguments: quadratic)
+        with fresh_scope(got):
+            while not _ground(t):
+                dom, cod = (t.of, Real()) if isinstance(t, DualT) else (t.dom, t.cod) \
+                    if isinstance(t, Arrow) else (None, None)
+                if dom is None:
+                    raise ValueError(f"cannot probe a value of type {t}")
+                a = sampler.sample(dom, [])
+                args.append(a)
+                for u in subterms(a):  # (its names, which fresh names must avoid)
+                    if isinstance(u, Var):
+                        note_name(u.name)
+                m = Machine(max_steps=max_steps, record=False)
+                got, _ = m.reduce(App(got, a), own_scope=False)
+                out.steps += m.steps_taken
+                want = oracle.apply(want, oracle.evaluate(a))
+                t = cod
         out.probes.append((args, _numbers(got, t), oracle.leaves(want, t)))
     return out
 

@@ -105,26 +105,47 @@ def strong_normal_form(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEP
     terms), for reading covectors over function spaces: e.g. the covector
     of l ↦ sum (map square l) at a Church list prints as
     ``λdl. dl (λx. λacc. x × x + acc) 0``.  The call-by-value strategy
-    itself never reduces under λ; this is a read-out, not a reduction rule."""
+    itself never reduces under λ; this is a read-out, not a reduction rule.
+
+    Linear in the term: one fresh-name scope for the whole read-out (not one
+    walk of the rest of the term per λ-body), and the parts of a normal form
+    that are values already -- a tuple's components, a sum's items -- are read,
+    not reduced again; the budgets are checked as it goes."""
+    from .. import budgets
+    from ..deep import bottom_up
     from ..reduction.machine import Machine
-    from ..syntax.terms import Dual, Prim, Sum
+    from ..syntax.terms import Dual, Prim, Sum, fresh_scope
     m = Machine(max_steps=max_steps, record=False)
+    term = as_term(term)
+    seen = [0]
 
-    def strong(t: Term) -> Term:
-        v, _ = m.reduce(t)
-        return under(v)
+    def open_(item):
+        t, unreduced = item  # unreduced: the whole term, or a λ's body
+        seen[0] += 1
+        if budgets.ACTIVE and not seen[0] & 1023:
+            budgets.poll(f"reading the strong normal form ({seen[0]} subterms so far)")
+        if unreduced:
+            t, _ = m.reduce(t, own_scope=False)
+        if isinstance(t, Lam):
+            return ((t.body, True),), t
+        if isinstance(t, (Tuple, Sum, Prim)):
+            return tuple((i, False) for i in t.children()), t
+        if isinstance(t, App):
+            return ((t.fun, False), (t.arg, False)), t
+        if isinstance(t, Dual):
+            return ((t.functional, False),), t
+        return None, t
 
-    def under(v: Term) -> Term:
-        if isinstance(v, Lam):
-            return Lam(v.pat, strong(v.body), v.ann)
-        if isinstance(v, (Tuple, Sum)):
-            return type(v)(tuple(strong(i) for i in v.items))
-        if isinstance(v, App):
-            return App(under(v.fun), under(v.arg))
-        if isinstance(v, Prim):
-            return Prim(v.op, tuple(under(a) for a in v.args))
-        if isinstance(v, Dual):
-            return Dual(v.lam, under(v.functional))
-        return v
+    def close(t: Term, kids: list) -> Term:
+        if isinstance(t, Lam):
+            return Lam(t.pat, kids[0], t.ann)
+        if isinstance(t, (Tuple, Sum)):
+            return type(t)(tuple(kids))
+        if isinstance(t, Prim):
+            return Prim(t.op, tuple(kids))
+        if isinstance(t, App):
+            return App(kids[0], kids[1])
+        return Dual(t.lam, kids[0])
 
-    return strong(as_term(term))
+    with fresh_scope(term):
+        return bottom_up((term, True), open_, close)

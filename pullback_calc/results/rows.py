@@ -10,6 +10,7 @@ and output coordinates (``coordinate_paths``), the point as a term
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence
 
 from ..deep import bottom_up
@@ -106,15 +107,20 @@ def coordinate_functional(cod: Type, path: tuple) -> Lam:
     return Lam(w, body)
 
 
-def as_point(point) -> list[float]:
-    """A point's coordinates as floats (a number is a point of ℝ); an error if it is
-    not a number or a list of numbers."""
-    if isinstance(point, (int, float)):
-        return [float(point)]
+def as_point(point, what: str = "the point") -> list[float]:
+    """A point's coordinates as floats (a number is a point of ℝ), each finite; an
+    error if it is not a number or a list of numbers."""
     try:
-        return [float(v) for v in point]
+        pt = [float(point)] if isinstance(point, (int, float)) else [float(v) for v in point]
     except (TypeError, ValueError):
-        raise JacobianError(f"the point must be a list of numbers, got {point!r}") from None
+        raise JacobianError(f"{what} must be a list of numbers, got {point!r}") from None
+    bad = [i for i, v in enumerate(pt) if not math.isfinite(v)]
+    if bad:  # no numeral can hold it, and every engine would answer nan or fail
+        i = bad[0]
+        raise JacobianError(f"{what} must be finite, got {pt[i]}" if len(pt) == 1 else
+                            f"{what} must be finite: its coordinate {i} (counting from 0) "
+                            f"is {pt[i]}")
+    return pt
 
 
 def without_lets(t: Term) -> Term:

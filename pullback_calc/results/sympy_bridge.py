@@ -314,10 +314,22 @@ def from_sympy(exprs, symbols) -> Lam:
     (n of them).  Every non-constant subexpression referenced more than once
     in the DAG of all outputs is bound once, by a let, in dependency order; so
     is every partial sum or product that two of sympy's flattened n-ary sums
-    or products begin with.  Constants are evaluated to numerals."""
+    or products begin with.  Constants are evaluated to numerals.
+
+    Only sympy expressions (and numbers) are taken, never text: sympy reads
+    text with ``eval``, so a string could run any code (parse it yourself, with
+    ``sympy.parse_expr``, if it is yours)."""
+    if isinstance(exprs, (str, bytes)) or (isinstance(exprs, (list, tuple))
+                                           and any(isinstance(e, (str, bytes)) for e in exprs)):
+        raise JacobianError("from_sympy takes sympy expressions, not text (sympy would read "
+                            "text with eval, which runs code): build them with sympy, or "
+                            "parse text you trust with sympy.parse_expr first")
     if isinstance(exprs, sympy.Basic) and not isinstance(exprs, sympy.MatrixBase):
         exprs = [exprs]
-    roots = [sympy.sympify(e) for e in exprs]
+    try:
+        roots = [sympy.sympify(e, strict=True) for e in exprs]
+    except (sympy.SympifyError, TypeError) as e:
+        raise JacobianError(f"from_sympy: not a sympy expression: {e}") from None
     symbols = [sympy.Symbol(s) if isinstance(s, str) else s for s in symbols]
     if not roots or not symbols:
         raise JacobianError("from_sympy: need at least one expression and one symbol")

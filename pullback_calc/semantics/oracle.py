@@ -188,6 +188,12 @@ def _deriv_rules(op: str) -> tuple:
     return tuple(nth(i) for i in range(k))
 
 
+def _note(e: BaseException, key: str, value) -> None:
+    """Keep the first (innermost) ``key`` an arithmetic error passes through."""
+    if getattr(e, key, None) is None:
+        setattr(e, key, value)
+
+
 def prim(op: str, *args):
     """A function symbol on floats or (nested, tagged) dual numbers."""
     global _role
@@ -197,7 +203,15 @@ def prim(op: str, *args):
     if not tags:
         if COUNTS is not None:
             COUNTS[_role, op] += 1
-        return _float_rule(op)(*(float(a) for a in args))
+        floats = tuple(float(a) for a in args)
+        try:
+            v = _float_rule(op)(*floats)
+            if not math.isfinite(v):  # (as rule 4: only finite reals)
+                raise OverflowError("the result is too large for a float")
+            return v
+        except (ArithmeticError, ValueError) as e:
+            _note(e, "operation", (op, floats))  # for the engines' messages (forward.py)
+            raise
     tag = max(tags)
     primals, tangents = zip(*(_split(a, tag) for a in args))
     tangent = 0.0
@@ -351,7 +365,12 @@ def _eval(t, env: Env):
     if k is T.Num:
         return t.value
     if k is T.Prim:
-        return prim(t.op, *(0.0 if v is ZERO else v for v in (_eval(a, env) for a in t.args)))
+        args = [0.0 if v is ZERO else v for v in (_eval(a, env) for a in t.args)]
+        try:
+            return prim(t.op, *args)
+        except (ArithmeticError, ValueError) as e:
+            _note(e, "subterm", t)  # the innermost application that failed
+            raise
     if k is T.Lam:
         return Closure(t, env)
     if k is T.App:

@@ -118,7 +118,10 @@ class _Build(Transformer):
         return Tuple(items, pos=_pos(langle))
 
     def prim(self, name, lpar, *args):
-        k = prims.ARITY[name.value]
+        k = prims.ARITY.get(name.value)
+        if k is None:  # unregistered by another thread since the token was read
+            raise _error(f"{name.value} is not a function symbol (any more: was it "
+                         f"unregistered?)", name)
         if len(args) != k:
             raise _error(f"{name.value} takes {k} argument{'s' if k != 1 else ''}, "
                          f"got {len(args)}", name)

@@ -221,24 +221,31 @@ _NODE = {  # how each class of node prints (a table, as the rules are)
 _WRITTEN = contextvars.ContextVar("pullback_calc_as_written", default=False)
 
 
-def as_written(t: Term, unicode: bool = True) -> str:
+def as_written(t: Term, unicode: bool = True, limit: Optional[int] = None) -> str:
     """``pretty(t)`` for a message: β-redexes the user wrote print as applications."""
     token = _WRITTEN.set(True)
     try:
-        return pretty(t, unicode)
+        return pretty(t, unicode, limit)
     finally:
         _WRITTEN.reset(token)
 
 
-def pretty(t: Term, unicode: bool = True) -> str:
-    """The concrete syntax of ``t`` (Unicode, or ASCII with ``unicode=False``)."""
+def pretty(t: Term, unicode: bool = True, limit: Optional[int] = None) -> str:
+    """The concrete syntax of ``t`` (Unicode, or ASCII with ``unicode=False``);
+    ``limit``: only its first pieces, at least that many characters (the work
+    is that of the prefix, however large the term: for messages)."""
     printer = Printer(unicode)
     out: list[str] = []
     stack: list = [(t, LAM)]
+    n = 0
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
+            if limit is not None:
+                n += len(item)
+                if n >= limit:
+                    break
         else:
             stack.extend(reversed(printer.task(*item)))
     return "".join(out)

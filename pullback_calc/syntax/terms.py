@@ -12,9 +12,13 @@ without touching Python's recursion limit.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+import os
 import re
+import threading
+from contextvars import ContextVar
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Iterator, Optional
 
@@ -536,6 +540,13 @@ def binds(p: Term, name: str) -> bool:
 
 
 # ---- fresh names -------------------------------------------------------------
+# Each reduction draws its names from a supply of its own (``fresh_scope``), kept
+# in a context variable: threads and asyncio tasks never share one (concurrent
+# reductions would capture each other's variables), and no reduction inherits
+# the names of those before it (its cost and its names do not depend on what
+# ran before it in the process).  Outside every scope -- building a term for a
+# reduction (the API's wrappers, the sympy bridge, tracing) -- names come from
+# one process-wide supply, which remembers the identifiers parsed (note_name).
 
 class _Names:
     """A supply of fresh names: a counter, the names to avoid, and the
@@ -547,44 +558,129 @@ class _Names:
         self.dirs: dict[str, str] = {}
 
 
-_names = _Names()
+_AMBIENT = _Names()  # (its counter and sets are safe to share: next() and add are atomic)
+_SUPPLY: ContextVar[_Names] = ContextVar("pullback_calc_names")
 _NAME_RE = re.compile(r"^(.*?)(_\d+)?$")
 
 
 def note_name(name: str) -> None:
     """Record a user's identifier so that generated names never collide with it."""
-    _names.used.add(name)
+    _SUPPLY.get(_AMBIENT).used.add(name)
 
 
 class fresh_scope:
     """Within the block, fresh names restart from 1, avoiding every name of
-    ``term`` -- so one reduction's trace is the same every time it is run."""
+    ``term`` -- so one reduction's trace is the same every time it is run,
+    whatever ran before it or beside it (the supply is context-local).  A scope
+    inside another scope hands its names back to the outer one on exit (the
+    inner reduction's terms flow into the outer one's); the outermost keeps
+    nothing.
+
+    The outermost scope of a context is also a reduction the function-symbol
+    registry must not change under (``between_reductions``): it waits for a
+    change under way, and finds every symbol of ``term`` registered."""
 
     def __init__(self, term: "Term"):
         self.term = term
 
     def __enter__(self):
-        global _names
-        self.saved = _names
-        used = {u.name for u in subterms(self.term) if isinstance(u, Var)}
-        _names = _Names(used | self.saved.used)
-        _names.used = used  # names of earlier, unrelated terms need not be avoided
+        self.outer = _SUPPLY.get(None)
+        if self.outer is None:
+            _gate.enter()
+        try:
+            used, symbols = set(), _symbols()
+            for u in subterms(self.term):
+                if type(u) is Var:
+                    used.add(u.name)
+                elif type(u) is Prim and u.op not in symbols:
+                    from ..errors import ReductionError
+                    e = ReductionError(f"`{u.op}` is not a function symbol (any more: was it "
+                                       f"unregistered?)")
+                    e.pos = u.pos
+                    raise e
+        except BaseException:
+            if self.outer is None:
+                _gate.leave()
+            raise
+        self.names = _Names(used)
+        self.token = _SUPPLY.set(self.names)
         return self
 
     def __exit__(self, *exc):
-        global _names
-        self.saved.used |= _names.used
-        _names = self.saved
+        _SUPPLY.reset(self.token)
+        if self.outer is not None:
+            self.outer.used |= self.names.used
+        else:
+            _gate.leave()
         return False
 
 
-def fresh(base: str = "x") -> str:
+def _symbols():
+    from .prims import ARITY  # (prims imports this module)
+    return ARITY
+
+
+class _Gate:
+    """Reductions in, registry changes out: any number of reductions at once,
+    or one change of the function-symbol tables and none (a readers-writer
+    lock, the writer preferred so that reductions cannot starve it)."""
+
+    def __init__(self):
+        self.cond = threading.Condition(threading.Lock())
+        self.running = 0
+        self.changing = 0
+
+    def enter(self) -> None:
+        with self.cond:
+            while self.changing:
+                self.cond.wait()
+            self.running += 1
+
+    def leave(self) -> None:
+        with self.cond:
+            self.running -= 1
+            if not self.running:
+                self.cond.notify_all()
+
+    @contextlib.contextmanager
+    def change(self):
+        if _SUPPLY.get(None) is not None:
+            raise RuntimeError("the function-symbol tables cannot change during a reduction")
+        with self.cond:
+            self.changing += 1
+            try:
+                while self.running:
+                    self.cond.wait()
+            except BaseException:
+                self.changing -= 1
+                self.cond.notify_all()
+                raise
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.changing -= 1
+                self.cond.notify_all()
+
+
+_gate = _Gate()
+#: ``with between_reductions(): …`` changes the function-symbol tables (registry.py):
+#: it waits for the running reductions to end and holds new ones off meanwhile
+between_reductions = _gate.change
+# a child forked while a thread waited or reduced has no such thread: start afresh
+if hasattr(os, "register_at_fork"):  # (not in the browser playground: no fork there)
+    os.register_at_fork(after_in_child=lambda: _gate.__init__())
+
+
+def fresh(base: str = "x", avoid=()) -> str:
+    """A name ``base_N`` no term of the current reduction uses (nor ``avoid``)."""
+    names = _SUPPLY.get(_AMBIENT)
     stem = _NAME_RE.match(base).group(1) or "x"  # type: ignore[union-attr]
     stem = stem.lstrip("_") or "x"
     while True:
-        name = f"{stem}_{next(_names.counter)}"
-        if name not in _names.used:
-            _names.used.add(name)
+        name = f"{stem}_{next(names.counter)}"
+        if name not in names.used and name not in avoid:
+            names.used.add(name)
             return name
 
 
@@ -594,13 +690,14 @@ def direction_name(name: str) -> str:
     Canonical, so that the covector built at one stage of the reverse phase
     has exactly the binder the next stage's Jacobian produces (rule 5).
     """
-    d = _names.dirs.get(name)
+    names = _SUPPLY.get(_AMBIENT)
+    d = names.dirs.get(name)
     if d is None:
         d = "d" + name
-        while d in _names.used:  # a user's name, or another variable's direction
+        while d in names.used:  # a user's name, or another variable's direction
             d = "d" + d
-        _names.used.add(d)
-        _names.dirs[name] = d
+        names.used.add(d)
+        names.dirs[name] = d
     return d
 
 

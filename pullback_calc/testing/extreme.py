@@ -93,3 +93,24 @@ def church_sum(n: int) -> str:
     for i in range(n, 0, -1):
         lst = f"c x{i} ({lst})"
     return f"λ⟨{xs}⟩. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λc. λn. {lst})"
+
+
+def damage(text: str, rnd) -> str:
+    """``text`` as a typing slip leaves it: cut short, or a few characters deleted,
+    doubled or replaced (``rnd``: a ``random.Random``, or anything with its
+    ``random``, ``randrange``, ``randint`` and ``choice``)."""
+    if not text or rnd.random() < 0.3:
+        return text[:rnd.randrange(len(text) + 1)]
+    chars = list(text)
+    for _ in range(rnd.randint(1, 4)):
+        i = rnd.randrange(len(chars))
+        op = rnd.randrange(3)
+        if op == 0:
+            del chars[i]
+        elif op == 1:
+            chars.insert(i, chars[i])
+        else:
+            chars[i] = rnd.choice("()⟨⟩,.λ+-×*/^⊕Ωπ1 xy0e9#⋆J·𝟎\n\"'<\\")
+        if not chars:
+            break
+    return "".join(chars)

@@ -269,8 +269,12 @@ class _Checker:
         if isinstance(t, Num):
             return R
         if isinstance(t, Prim):
-            if len(t.args) != prims.ARITY[t.op]:
-                raise TypeError_(f"{t.op} takes {prims.ARITY[t.op]} arguments, "
+            k = prims.ARITY.get(t.op)
+            if k is None:  # (a term built by hand, or a symbol unregistered since)
+                raise TypeError_(f"`{t.op}` is not a function symbol (any more: was it "
+                                 f"unregistered?)", pos, t)
+            if len(t.args) != k:
+                raise TypeError_(f"{t.op} takes {k} arguments, "
                                  f"given {len(t.args)} in `{_show(t)}`", pos, t)
             for i, a in enumerate(t.args, 1):
                 self.expect((yield self._infer(a, pos)), R, a, _arg_name(t.op, i, len(t.args)),
@@ -495,7 +499,7 @@ def _shape_gen(p: Term):
 
 
 def _arg_name(op: str, i: int, n: int) -> str:
-    sym, _, infix = prims.SPELLING[op]
+    sym, _, infix = prims.SPELLING.get(op, (op, op, None))
     if n == 1:
         return f"the argument of {sym}"
     if infix is not None and n == 2:

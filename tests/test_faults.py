@@ -78,7 +78,7 @@ def _calls(n: int, seed: int) -> list:
 
 def _row(f, pt):
     """Everything a reduction's names could change: the rows, steps and covectors."""
-    rows = pc.jacobian(f, pt, record=True)
+    rows = pc.jacobian(f, pt, record=True).artefact
     return [(r.row, r.steps, pretty(r.covector)) for r in rows]
 
 
@@ -339,13 +339,13 @@ def test_a_budget_error_reports_its_state_in_time(monkeypatch):
     n = 1,000 took 3 minutes (work counted: the printer's tasks)."""
     from pullback_calc.syntax import printer
     from pullback_calc.testing.extreme import DEEP_FUNCTIONS
-    real, tasks = printer._Printer.task, [0]
+    real, tasks = printer.Printer.task, [0]
 
     def counting(self, t, need):
         tasks[0] += 1
         return real(self, t, need)
     f = pc.parse(DEEP_FUNCTIONS["tuple-proj"](300))
-    monkeypatch.setattr(printer._Printer, "task", counting)
+    monkeypatch.setattr(printer.Printer, "task", counting)
     with pytest.raises(pc.StepBudgetExceeded) as e:
         pc.jacobian_row(f, [0.5], 0, max_steps=1843, record=False)
     assert "next: rule pb on `Ω(λ⟨⟨⟨" in e.value.message
@@ -413,7 +413,7 @@ SIN = "λx. " + "sin(" * 60 + "x" + ")" * 60  # its trace: 144 KB of HTML, 750 K
     ["graph", "-e", SIN, "--at", "0.5", "--format", "svg", "-o"],
 ], ids=["trace-latex", "trace-json", "graph"])
 def test_a_full_disk_leaves_the_previous_file(full_disk, command):
-    out = full_disk / "out.txt"
+    out = full_disk / f"out.{command[-2].replace('latex', 'tex')}"  # (trace -o reads the suffix)
     out.write_text("the user's previous file\n")
     r = _cli(*command, str(out))
     assert out.read_text() == "the user's previous file\n"

@@ -16,12 +16,13 @@ from __future__ import annotations
 import math
 from typing import Callable, Optional
 
-from .terms import Num, Prim, Term
+from .terms import SYMBOLS, Num, Prim, Term
 
-ARITY: dict[str, int] = {
+ARITY: dict[str, int] = SYMBOLS  # (one table: fresh scopes read it there)
+ARITY.update({
     "add": 2, "sub": 2, "mul": 2, "div": 2, "neg": 1, "pow": 2,
     "sin": 1, "cos": 1, "tan": 1, "exp": 1, "log": 1, "sqrt": 1, "tanh": 1,
-}
+})
 
 # (unicode spelling, ascii spelling, infix precedence or None for prefix f(a, …))
 SPELLING: dict[str, tuple[str, str, Optional[int]]] = {

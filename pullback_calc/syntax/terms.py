@@ -615,9 +615,13 @@ class fresh_scope:
         return False
 
 
+#: the function symbols' arities: prims.ARITY is this table (it lives here, below
+#: prims.py, so that a scope can check a term's symbols without importing upwards)
+SYMBOLS: dict[str, int] = {}
+
+
 def _symbols():
-    from .prims import ARITY  # (prims imports this module)
-    return ARITY
+    return SYMBOLS
 
 
 class _Gate:

@@ -14,6 +14,7 @@ import sys
 import threading
 
 from . import budgets
+from .errors import BudgetExceeded
 
 #: the worker thread's stack (cli/main.py leaves room for it under --max-memory)
 STACK_SIZE = 512 * 1024 * 1024
@@ -90,8 +91,16 @@ def deep(fn):
                     t.join(0.05)
                     if t.is_alive():  # and the budgets hold, even inside one long step
                         budgets.overdue(ctx, watch)
-            except BaseException:  # KeyboardInterrupt, a timer's or a budget's error, …
+            except BudgetExceeded as e:
                 flag.raise_()  # the work in the thread stops at its next check
+                # and if that is soon, its own error says where it stopped (steps, term)
+                t.join(budgets.GRACE / 4)
+                mine = box.get("error")
+                if type(mine) is type(e):
+                    raise mine.with_traceback(mine.__traceback__) from None
+                raise
+            except BaseException:  # KeyboardInterrupt, a timer's error, …
+                flag.raise_()
                 raise
         if "error" in box:
             raise box["error"].with_traceback(box["error"].__traceback__)

@@ -128,11 +128,13 @@ def test_sympy_bridge_without_recursion(low_recursion_limit):
 # ---- 2. budgets -------------------------------------------------------------------------------
 
 def test_time_budget_names_itself_and_keeps_the_state():
+    # (20,000 deep: ≈ 8 s of work, so the 1 s budget runs out however fast
+    # the engine gets -- 3,000 came to finish within the second; parsed first, so
+    # that the budget runs out in the reduction even on a loaded machine)
+    f = pc.parse(sin_chain(20_000))
     t = time.monotonic()
     with pytest.raises(TimeBudgetExceeded) as info:
-        # (20,000 deep: ≈ 8 s of work, so the 1 s budget runs out however fast
-        # the engine gets -- 3,000 came to finish within the second)
-        pc.jacobian_row(sin_chain(20_000), [1.0], 0, timeout=1)
+        pc.jacobian_row(f, [1.0], 0, timeout=1)
     assert time.monotonic() - t < 30
     e = info.value
     assert e.budget == "time" and e.steps > 0 and e.term is not None

@@ -7,7 +7,6 @@ trace never builds the eager terms, and that evaluating a let chain costs
 linear work in its length."""
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -49,7 +48,7 @@ PROGRAMS = [
 def _copy(t):
     """t rebuilt node by node: no cached facts shared between two runs."""
     if not t.children():
-        return type(t)(**{f.name: getattr(t, f.name) for f in dataclasses.fields(t)})
+        return type(t)(*(getattr(t, n) for n in t.__match_args__))
     if isinstance(t, Lam):
         return Lam(t.pat, _copy(t.body), t.ann, t.pos)
     return D._rebuild(t, [_copy(c) for c in t.children()])

@@ -12,7 +12,7 @@ the strategy's redex can be compared with these.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Optional
 
 from ..areduction.anf import is_a_normal
@@ -53,16 +53,15 @@ def _with_child(node: Term, i: int, new: Term) -> Term:
     kids[i] = new
     args = {}
     k = 0
-    for f in fields(node):
-        if f.name not in node._kids:
-            args[f.name] = getattr(node, f.name)
-            continue
-        v = getattr(node, f.name)
-        if isinstance(v, tuple):
-            args[f.name] = tuple(kids[k:k + len(v)])
+    for name in node.__match_args__:  # the constructor's parameters
+        v = getattr(node, name)
+        if name not in node._kids:
+            args[name] = v
+        elif isinstance(v, tuple):
+            args[name] = tuple(kids[k:k + len(v)])
             k += len(v)
         else:
-            args[f.name] = kids[k]
+            args[name] = kids[k]
             k += 1
     return type(node)(**args)
 

@@ -24,8 +24,6 @@ from typing import Callable, Optional
 from ..deep import deep
 from ..syntax.terms import Term
 
-_FIELDS: dict = {}  # Term subclass -> names of its dataclass fields
-
 
 def _rebuild(cls, values: tuple) -> Term:
     return cls(*values)  # the fields in order; the constructor starts the caches empty
@@ -34,12 +32,8 @@ def _rebuild(cls, values: tuple) -> Term:
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj):
         if isinstance(obj, Term):
-            cls = type(obj)
-            names = _FIELDS.get(cls)
-            if names is None:
-                import dataclasses
-                names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-            return _rebuild, (cls, tuple(getattr(obj, n) for n in names))  # (a lazy sum: its items)
+            cls = type(obj)  # __match_args__: the constructor's parameters, in order
+            return _rebuild, (cls, tuple(getattr(obj, n) for n in cls.__match_args__))  # (a lazy sum: its items)
         return NotImplemented
 
 

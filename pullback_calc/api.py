@@ -160,6 +160,7 @@ class Backpropagator:
     def functional(self, sensitivity) -> Term:
         """λw. Σ sᵢ × πᵢ w, the covector on the output for the sensitivity s."""
         out_paths = real_leaves(self.output)
+        assert out_paths is not None  # (the output type was checked to be built from R)
         s = _flat(sensitivity, "the output sensitivity")
         if len(s) != len(out_paths):
             raise JacobianError(f"the cotangent (output sensitivity) has {len(s)} component(s) "

@@ -224,12 +224,12 @@ def check(state: Callable[[], tuple]) -> None:
     if not limits:
         return
     t, m = _tightest()
-    if t is not None and time.monotonic() > t.deadline:
+    if t is not None and time.monotonic() > t.deadline:  # type: ignore[operator]  # (has one)
         where, rule, redex, steps, term = state()
         raise TimeBudgetExceeded(time_message(where, t.timeout), rule, redex, steps, term)
     if m is not None:
         used = resident_bytes()
-        if used is not None and used > m.max_bytes:
+        if used is not None and used > m.max_bytes:  # type: ignore[operator]  # (has one)
             where, rule, redex, steps, term = state()
             raise MemoryBudgetExceeded(memory_message(used, where, m.max_mb), rule, redex,
                                        steps, term)
@@ -252,11 +252,11 @@ def overdue(ctx, watch: dict) -> None:
         return
     t, m = _tightest(limits)
     now = time.monotonic()
-    if t is not None and now > t.deadline + GRACE:
+    if t is not None and now > t.deadline + GRACE:  # type: ignore[operator]  # (has one)
         raise TimeBudgetExceeded(time_message(" (inside one long step)", t.timeout))
     if m is not None:
         used = resident_bytes()
-        if used is None or used <= m.max_bytes:
+        if used is None or used <= m.max_bytes:  # type: ignore[operator]  # (has one)
             watch.pop("over", None)
         elif now > watch.setdefault("over", now) + GRACE:
             raise MemoryBudgetExceeded(memory_message(used, " (inside one long step)",

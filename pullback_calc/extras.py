@@ -59,7 +59,7 @@ def _positive(t):
 
 # (name, arity, value, partials, sympy, generator, LaTeX), in registration order:
 # a symbol's partials may use the symbols before it
-_SPECS = [
+_SPECS: list[tuple] = [
     ("sigmoid", 1, _sigmoid, ["λa. sigmoid(a) × (1 − sigmoid(a))"],
      lambda a: 1 / (1 + sympy.exp(-a)), None, r"\sigma"),
     ("softplus", 1, _softplus, ["λa. sigmoid(a)"],

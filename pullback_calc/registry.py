@@ -97,9 +97,8 @@ class Primitive:
     def __enter__(self) -> "Primitive":
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> None:
         unregister_primitive(self.name)
-        return False
 
     def partial_terms(self) -> list[Lam]:
         """∂ᵢf as λ-abstractions over the arguments (None: the constant 1)."""
@@ -115,7 +114,7 @@ def _uncurry(lam: Term, arity: int) -> tuple[list[str], Term]:
         raise RegistrationError("a partial derivative must be a λ-abstraction over the "
                                 f"arguments, e.g. λa. cos(a); got {lam}")
     if isinstance(lam.pat, Tuple) and all(isinstance(p, Var) for p in lam.pat.items):
-        params, body = [p.name for p in lam.pat.items], lam.body
+        params, body = [p.name for p in lam.pat.items if isinstance(p, Var)], lam.body
     else:
         params, body = [], lam
         while len(params) < arity and isinstance(body, Lam) and isinstance(body.pat, Var):
@@ -139,12 +138,12 @@ def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
         params, body = _uncurry(spec, arity)
         return tuple(params), body
     if callable(spec):
-        params = tuple(f"a{i}" for i in range(1, arity + 1))
-        body = spec(*(Var(p) for p in params))
-        if not isinstance(body, Term):
+        names = tuple(f"a{i}" for i in range(1, arity + 1))
+        built = spec(*(Var(p) for p in names))
+        if not isinstance(built, Term):
             raise RegistrationError("a partial derivative given as a Python function must "
                                     "build a term from the argument terms")
-        return params, body
+        return names, built
     raise RegistrationError(f"cannot read a partial derivative from {spec!r}")
 
 

@@ -71,7 +71,7 @@ class Traced:
         self.tape, self.node, self.var = tape, node, var
 
     def __repr__(self) -> str:
-        return f"<traced {self.var or self.node.op}>"
+        return f"<traced {self.var or (self.node.op if self.node is not None else '?')}>"
 
     # arithmetic: recorded
     def __add__(self, o): return apply_primitive("add", self, o)
@@ -235,12 +235,15 @@ def _to_term(out, tape: _Tape) -> Term:
 
     def operand(a) -> Term:
         if isinstance(a, Traced):
-            return Var(a.var) if a.node is None else terms[a.node.index]
+            if a.node is not None:
+                return terms[a.node.index]
+            assert a.var is not None  # an argument of the traced function
+            return Var(a.var)
         return Num(float(a))
     for n in tape.nodes:  # creation order: operands before their users
         if n.index not in live:
             continue
-        t = Prim(n.op, tuple(operand(a) for a in n.args))
+        t: Term = Prim(n.op, tuple(operand(a) for a in n.args))
         if n.uses >= 2:  # shared: bound once
             x = Var(fresh(n.op))
             binds.append((x, t))

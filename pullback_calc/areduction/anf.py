@@ -66,10 +66,10 @@ def _is_elementary(t: Term) -> bool:
 def is_let_series(t: Term) -> bool:
     """let q₁ = E₁ in … let x = Eₙ in x (iterative: series can be long)."""
     while True:
-        if not is_let(t) or not is_elementary(t.arg):
-            return False
-        body = t.fun.body
-        if isinstance(body, Var) and isinstance(t.fun.pat, Var) and body.name == t.fun.pat.name:
+        if not isinstance(t, App) or not isinstance(t.fun, Lam) or not is_elementary(t.arg):
+            return False  # (not a let)
+        body, pat = t.fun.body, t.fun.pat
+        if isinstance(body, Var) and isinstance(pat, Var) and body.name == pat.name:
             return True
         t = body
 
@@ -147,7 +147,9 @@ def a_name(t: Term) -> Term:
 
 def a_lift(t: Term) -> Term:
     """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L."""
+    assert isinstance(t, App)
     outer, inner = t.fun, t.arg
+    assert isinstance(outer, Lam) and isinstance(inner, App) and isinstance(inner.fun, Lam)
     if inner.fun._flags & FRESH:
         r, m = inner.fun.pat, inner.fun.body
     else:  # a let the user wrote: r must not capture a free variable of L
@@ -169,7 +171,7 @@ def a_redex(t: Term, position: str, bound_var: Optional[str]) -> Optional[str]:
     variable the enclosing let binds, when it binds a single variable.
     """
     if is_let(t):
-        return "A-lift" if is_let(t.arg) else None
+        return "A-lift" if is_let(t.arg) else None  # type: ignore[attr-defined]  # (an App)
     if is_elementary(t):
         if position == "tail" and not (isinstance(t, Var) and t.name == bound_var):
             return "A-tail"

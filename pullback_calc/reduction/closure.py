@@ -131,12 +131,13 @@ def one_step_reducts(term: Term, max_premise_steps: int = 10_000) -> list[Reduct
                 if contractum is not None:
                     out.append(Reduct(path, label, u, contractum,
                                       replace_at(term, path, contractum), prem))
-            kids = u.children()
+            kids: tuple[Optional[Term], ...] = u.children()
             if isinstance(u, Lam):
                 kids = (None, u.body)  # not into the pattern
             for i in reversed(range(len(kids))):
-                if kids[i] is not None:
-                    stack.append((kids[i], path + (i,)))
+                kid = kids[i]
+                if kid is not None:
+                    stack.append((kid, path + (i,)))
     return out
 
 

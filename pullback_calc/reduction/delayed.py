@@ -307,7 +307,7 @@ def force(b: LetBody) -> Term:
         t = b.term
         if isinstance(t, LAZY):
             t = _resolve(t)
-        b.forced = subst(t, {x: b.env.get(x) for x in fv(t) if x in b.env})
+        b.forced = subst(t, {x: b.env.get(x) for x in fv(t) if x in b.env})  # type: ignore[misc]
     return b.forced
 
 

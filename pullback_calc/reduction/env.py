@@ -102,7 +102,7 @@ class Env:
         if t is self.p:
             return V
         tt = type(t)
-        if tt is Var or (tt is Prim and all(type(a) in _ATOMS for a in t.args)):
+        if tt is Var or (tt is Prim and all(type(a) in _ATOMS for a in t.args)):  # type: ignore[attr-defined]
             return self._at_atoms(t, V)
         names = [x for x in fv(t) if self.entry(x) is not None]
         if not names:
@@ -120,7 +120,7 @@ class Env:
             return self.value(t.name, V, value_levels(V, self.level))
         vals: dict = {}  # one image per variable, shared as subst shares it
         args = []
-        for a in t.args:
+        for a in t.args:  # type: ignore[attr-defined]  # (a Prim: see at)
             if type(a) is Var and self.entry(a.name) is not None:
                 x = a.name
                 if x not in vals:
@@ -129,7 +129,7 @@ class Env:
                     vals[x] = self.value(x, V, levels)
                 a = vals[x]
             args.append(a)
-        return Prim(t.op, tuple(args), t.pos) if vals else t
+        return Prim(t.op, tuple(args), t.pos) if vals else t  # type: ignore[attr-defined]
 
 
 _ATOMS = (Var, Num)

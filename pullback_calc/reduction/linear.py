@@ -26,7 +26,7 @@ they are not operations.  Readers of finished covectors (``to_lincomb`` with
 from __future__ import annotations
 
 import math
-from typing import Optional
+from typing import Any, Optional, Union
 
 from ..deep import bottom_up
 from ..syntax import prims
@@ -36,6 +36,9 @@ from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum,
 from ..syntax.terms import ISZERO, ISZERO_K
 
 from .env import PatVars
+
+#: the variables a term is linear in: a set, or a pattern's (PatVars)
+Names = Union[frozenset, PatVars]
 
 LinComb = dict  # atom Term -> coefficient Term (usually a Num)
 
@@ -48,7 +51,7 @@ def _fold(t: Term) -> Term:
     """Evaluate a closed coefficient built from numerals and function symbols."""
     if isinstance(t, Prim) and all(isinstance(a, Num) for a in t.args):
         try:
-            v = prims.EVAL[t.op](*(a.value for a in t.args))
+            v = prims.EVAL[t.op](*(a.value for a in t.args))  # type: ignore[attr-defined]
         except (ArithmeticError, ValueError):
             return t
         if math.isfinite(v):
@@ -109,7 +112,7 @@ def _add_into(acc: LinComb, a: Term, k: Term, fold: bool = True) -> None:
 
 # ---- term → linear combination ------------------------------------------------------
 
-def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
+def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     """Read ``t`` (linear in the variables ``lin``) as a linear combination.
     Without ``fold`` the coefficients that need arithmetic are terms (rule 5
     then reduces them by rule 4, visibly)."""
@@ -188,7 +191,7 @@ def to_lincomb(t: Term, lin: frozenset, fold: bool = True) -> LinComb:
     return {a: k for a, k in acc.items() if not _is_zero(k)}
 
 
-def _reduce_atom(x: Term, lin: frozenset) -> Term:
+def _reduce_atom(x: Term, lin: Names) -> Term:
     """The head of a linear atom: projections of tuples, 0 absorbing in
     function and projection positions, β for an abstraction in the head.
     Unchanged parts are returned as they are (the same node).  Iterative: down
@@ -234,7 +237,7 @@ def is_zero(v: Term) -> bool:
     if f & ISZERO_K:
         return bool(f & ISZERO)
     if type(v) not in _ZERO_NODES:
-        return _zero_known(v)  # a leaf (a direction variable, a numeral, …): no walk
+        return bool(_zero_known(v))  # a leaf (a direction variable, a numeral, …): no walk
     stack = [v]  # post-order without recursion
     while stack:
         u = stack.pop()
@@ -251,7 +254,7 @@ def is_zero(v: Term) -> bool:
         else:
             stack.append(u)
             stack.extend(kids)
-    return _zero_known(v)
+    return bool(_zero_known(v))  # (known now)
 
 
 _ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts
@@ -298,6 +301,10 @@ class PMap:
     back to an older one: an unused old version is freed by reference
     counting (no cycles: the cyclic collector is paused, gcpause.py)."""
     __slots__ = ("d", "key", "old", "next")
+    d: Optional[dict]
+    key: Any
+    old: Any
+    next: Optional[PMap]
 
     def __init__(self, d: Optional[dict] = None):
         self.d, self.key, self.old, self.next = ({} if d is None else d), None, None, None
@@ -310,7 +317,7 @@ class PMap:
         u = self
         while u.d is None:
             path.append(u)
-            u = u.next
+            u = u.next  # type: ignore[assignment]  # (the newest version has d)
         d = u.d
         for node in reversed(path):  # u is the root; node is the version before it
             k, old = node.key, node.old
@@ -410,7 +417,7 @@ def _lc_from_dict(d: LinComb) -> LC:
     return LC.of(d, cx)
 
 
-def lincomb_of(t: Term, lin: frozenset) -> LC:
+def lincomb_of(t: Term, lin: Names) -> LC:
     lc = _cached_lc(t)
     if lc is None:
         lc = _lc_from_dict(to_lincomb(t, lin))
@@ -439,13 +446,13 @@ def from_lincomb(d: LinComb) -> Term:
     return term_of(_lc_from_dict(d))
 
 
-def normalize(t: Term, lin: frozenset) -> Term:
+def normalize(t: Term, lin: Names) -> Term:
     return from_lincomb(to_lincomb(t, lin))
 
 
 # ---- rule 3's formal sums: what normalising needs to know, beside the node ----------
 
-def split_summand(t: Term) -> tuple[Optional[Term], Term]:
+def split_summand(t: Term) -> tuple[Optional[Num], Term]:
     """A summand as (coefficient, atom); None for a bare atom A -- only an
     occurrence c × A shows that A is a real, which × needs (rule 3)."""
     if type(t) is Prim and t.op == "mul" and type(t.args[0]) is Num:
@@ -515,7 +522,7 @@ def _facts_of(items: tuple) -> SumFacts:
                 if real or seen:
                     return _NEEDS_NORMALIZING
                 plain = False  # A ⊕ A stays (nothing shows that A is real)
-            elif real and (c.value == 0.0 or c.value == 1.0):
+            elif c is not None and (c.value == 0.0 or c.value == 1.0):  # (real)
                 plain = False  # normalising would drop 0 × A or write 1 × A as A
             atoms[a] = seen or real
     if nums > 1 or tuples > 1 or lams > 1:
@@ -581,13 +588,13 @@ def _match(pat: Term, val: Term, out: dict) -> None:
         if isinstance(p, Var):
             if not (isinstance(v, Var) and v.name == p.name):
                 out[p.name] = v
-        elif isinstance(v, Tuple) and len(v.items) == len(p.items):
+        elif isinstance(v, Tuple) and isinstance(p, Tuple) and len(v.items) == len(p.items):
             stack.extend(zip(p.items, v.items))
         else:
             bind_pattern(p, v, out)
 
 
-def compose(functional: Lam, map_body: Term, map_lin: frozenset, reduce=None,
+def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
             settle=None) -> Term:
     """⟦T[S/w]⟧ for the functional λw.T and the linear map body S (linear in
     ``map_lin``): the body of the composite covector, in linear normal form.
@@ -681,7 +688,7 @@ def _settle(coeffs: dict, atoms: list, settle) -> None:
             del coeffs[a]
 
 
-def share(coefficients: list) -> tuple[list, Term]:
+def share(coefficients: list) -> tuple[list, list]:
     """The coefficient terms as one term that computes every operation once:
     ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
     compound sub-terms (operations) that occur more than once among the

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional, Sequence
 
 from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
@@ -128,7 +128,7 @@ class Ctx:
             return Prim(n.op, tuple(a), n.pos)
         if k in ("tuple", "sum"):
             a = list(n.items); a[self.index] = t
-            return type(n)(tuple(a), n.pos)
+            return type(n)(tuple(a), n.pos)  # type: ignore[call-arg]  # (Tuple or Sum)
         if k == "app-fun":
             return App(t, n.arg, n.pos)
         if k in ("app-arg", "let-bound"):
@@ -223,6 +223,7 @@ class Step:
     redex, contractum and context are the eager terms, built when first
     read."""
     __slots__ = ("index", "rule", "_redex", "_contractum", "_ctx", "_pp")
+    _pp: Any  # a list, a string, a pair of both, or NO_PREMISES (see __init__)
 
     def __init__(self, index: int, rule: str, redex: Term, contractum: Term,
                  ctx: Optional[Ctx], premises: Optional[list] = None,
@@ -240,7 +241,7 @@ class Step:
             self._pp = NO_PREMISES if phase_hint is None else phase_hint
 
     @property
-    def premises(self) -> list:
+    def premises(self) -> Sequence:
         p = self._pp
         if type(p) is list:
             return p
@@ -275,7 +276,7 @@ class Step:
                 self.phase_hint) == (other.index, other.rule, other.redex, other.contractum,
                                      other.ctx, other.premises, other.phase_hint)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         return (f"Step(index={self.index!r}, rule={self.rule!r}, redex={self.redex!r}, "

@@ -446,7 +446,8 @@ def _ground_functional(f: Term) -> bool:
     return r
 
 
-def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars, m: Premises) -> Term:
+def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars,
+                    m: Premises) -> tuple[Term, list]:
     """⟦S'[S/w]⟧ for S' real- or tuple-valued: componentwise rule-5 composition
     (left to right; iterative in the tuples' depth)."""
     def component(c: Term):

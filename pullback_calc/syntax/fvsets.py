@@ -24,7 +24,7 @@ import immutables
 #: the largest set kept as a frozenset (a copy of it costs less than the trie)
 SMALL = 64
 
-_SETS = (frozenset, set, type({}.keys()))
+_SETS: tuple[type, ...] = (frozenset, set, type({}.keys()))
 
 
 class FVSet:
@@ -103,7 +103,7 @@ class FVSet:
     def __eq__(self, other) -> bool:
         if not isinstance(other, (FVSet,) + _SETS):
             return NotImplemented
-        return len(other) == len(self.m) and self >= other
+        return len(other) == len(self.m) and self >= other  # type: ignore[arg-type]
 
     def __hash__(self) -> int:
         return hash(frozenset(self.m))

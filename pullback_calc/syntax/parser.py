@@ -56,7 +56,7 @@ def _retype(tok: Token) -> Token:
 
 
 def _pos(x) -> Optional[Pos]:
-    if isinstance(x, Token):
+    if isinstance(x, Token) and x.line is not None and x.column is not None:
         return Pos(x.line, x.column)
     return getattr(x, "pos", None)
 
@@ -79,6 +79,8 @@ def _distinct(pat: Term) -> Term:
         p = stack.pop()
         if isinstance(p, Tuple):
             stack.extend(reversed(p.items))
+        elif not isinstance(p, Var):
+            raise TypeError(p)  # (the grammar builds patterns of variables and tuples)
         elif p.name in seen:
             raise _error(f"the pattern binds {p.name} twice; give each binding its own name", p)
         else:
@@ -305,7 +307,7 @@ def _offset(text: str, line: int, column: int) -> int:
 
 def _hint(tok: Token, text: str, accepts: set) -> str:
     """What a beginner probably meant, for a few common slips."""
-    before = text[:_offset(text, tok.line, tok.column)].rstrip()
+    before = text[:_offset(text, tok.line or 1, tok.column or 1)].rstrip()
     if tok.type in ("FNAME", "LET", "_IN", "JAC", "RESERVED", "FREE", "PROJ", "OMEGA",
                     "ZERO") and ("NAME" in accepts or "LANGLE" in accepts):
         return (f"; '{tok.value}' is a reserved word and cannot name a variable "
@@ -320,8 +322,9 @@ def _hint(tok: Token, text: str, accepts: set) -> str:
 def _translate(e: LarkError, text: str, start: str) -> ParseError:
     if isinstance(e, UnexpectedCharacters):
         # Lark's ``allowed`` is the merged LALR state; recompute it exactly
-        exp = _expected(_accepts_after(text[:e.pos_in_stream], start) or e.allowed or ())
-        return ParseError(f"unexpected character {text[e.pos_in_stream]!r}"
+        at = e.pos_in_stream or 0  # (always set by the lexer)
+        exp = _expected(_accepts_after(text[:at], start) or e.allowed or ())
+        return ParseError(f"unexpected character {text[at]!r}"
                           + (f"; expected {exp}" if exp else ""), Pos(e.line, e.column))
     if isinstance(e, UnexpectedToken):
         tok = e.token
@@ -335,7 +338,7 @@ def _translate(e: LarkError, text: str, start: str) -> ParseError:
         return ParseError(f"unexpected {_found(tok)}" + (f"; expected {exp}" if exp else "")
                           + hint, pos)
     if isinstance(e, UnexpectedInput):  # UnexpectedEOF and friends
-        return ParseError(f"unexpected end of input; expected {_expected(e.expected)}",
+        return ParseError(f"unexpected end of input; expected {_expected(getattr(e, 'expected', ()))}",
                           _end_pos(text))
     return ParseError(str(e), None)
 
@@ -365,7 +368,7 @@ def _pos_at(text: str, offset: int) -> Pos:
 def _prescan(text: str, start: str) -> None:
     """Raise the ParseError of an unlexable character or an unbalanced bracket,
     in time and memory linear in the text."""
-    end = _LEXABLE.match(text).end()
+    end = _LEXABLE.match(text).end()  # type: ignore[union-attr]  # (matches the empty text)
     if end < len(text):
         if end < _BIG:  # near the start: lark's message says what was expected
             _run_lark(text[:end + 1], start)
@@ -495,7 +498,7 @@ def _recognise_tokens(text: str, start: str) -> None:
     table = front.parser.parser.parse_table
     states, end_state = table.states, table.end_states[start]
     lexers, ignore = front.lexer.lexers, front.lexer.root_lexer.ignore_types
-    match = {}  # state -> its lexer's match function
+    match: dict = {}  # state -> its lexer's match function
     stack = [table.start_states[start]]
     pos, n = 0, len(text)
 

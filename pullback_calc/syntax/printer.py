@@ -157,6 +157,7 @@ class Printer:
     def pattern(self, p: Term) -> list:
         if isinstance(p, Var):
             return [p.name]
+        assert isinstance(p, Tuple), p
         if _FOLD.get() and folds(p):
             return [self.sym("⟨…, ", "<..., "), (p.items[-1], None), self.sym("⟩", ">")]
         return [self.sym("⟨", "<"), *self.seq(p.items, None), self.sym("⟩", ">")]
@@ -177,7 +178,9 @@ class Printer:
 
     def _app(self, t: App) -> list:
         if prints_as_let(t):  # let q = P in S
-            return ["let ", *self.binder(t.fun), " = ", (t.arg, LAM), " in ", (t.fun.body, LAM)]
+            lam = t.fun
+            assert isinstance(lam, Lam)
+            return ["let ", *self.binder(lam), " = ", (t.arg, LAM), " in ", (lam.body, LAM)]
         return [(t.fun, APP), " ", (t.arg, ATOM)]
 
     def _tuple(self, t: Tuple) -> list:
@@ -260,5 +263,5 @@ def _term_repr(t: Term) -> str:  # readable in test failures; never recursive
 
 # Terms print themselves in their concrete syntax (terms.py cannot import this module:
 # printing needs the function symbols, prims.py, which build terms)
-Term.__str__ = pretty
-Term.__repr__ = _term_repr
+Term.__str__ = pretty  # type: ignore[method-assign,assignment]
+Term.__repr__ = _term_repr  # type: ignore[method-assign,assignment]

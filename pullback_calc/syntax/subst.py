@@ -1,7 +1,7 @@
 """Free variables, lin(S), capture-avoiding substitution, α-equivalence."""
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Generator, Mapping, Optional
 
 from . import prims
 from ..deep import bottom_up, bottom_up_shared, trampoline
@@ -102,7 +102,8 @@ def fv_copied(t: Term) -> frozenset:
                 a, b = open_kids
                 u._fvc = _union(_union(a._fvc, b._fvc), a._fv & b._fv)
             else:  # mutable: a wide node's sets are not copied per child
-                seen, acc = set(), set()
+                seen: set[str] = set()
+                acc: set[str] = set()
                 for c in open_kids:
                     cf = c._fv
                     acc |= c._fvc
@@ -179,6 +180,10 @@ def linear_needs(t: Term, xs: frozenset, functional: Optional[Functional] = None
     return trampoline(_Lin(functional).lin(t, frozenset(xs)))
 
 
+#: a verdict of _Lin, computed by a generator (deep.trampoline runs it)
+_Verdict = Generator[Any, Any, Optional[frozenset]]
+
+
 class _Lin:
     """lin(S) proper.  ``scope`` maps each variable bound inside the checked term,
     where the walk is, to a stack of (its binder, whether its value is a zero, the
@@ -194,10 +199,11 @@ class _Lin:
         self.ask = ask
         self.scope: dict[str, list] = {}
 
-    def enter(self, binder: Lam, zero: bool = False, value: Optional[Term] = None) -> tuple:
+    def enter(self, binder: Lam, zero: bool = False, value: Optional[Term] = None) -> list[str]:
         names = pattern_vars(binder.pat)
         jac = None
-        if isinstance(binder.pat, Var) and _jacobian_tail(value) is not None:
+        if isinstance(binder.pat, Var) and value is not None \
+                and _jacobian_tail(value) is not None:
             jac = (value, {n: self.top(n) for n in fv(value)})
         for n in names:
             self.scope.setdefault(n, []).append((binder, zero, jac))
@@ -246,7 +252,7 @@ class _Lin:
         finally:
             self.leave(names)
 
-    def lin(self, t: Term, xs: frozenset) -> Optional[frozenset]:
+    def lin(self, t: Term, xs: frozenset) -> _Verdict:
         if isinstance(t, Zero):
             return _YES
         if isinstance(t, Var):
@@ -299,7 +305,7 @@ class _Lin:
             return None
         raise TypeError(t)
 
-    def every(self, items, xs) -> Optional[frozenset]:
+    def every(self, items, xs) -> _Verdict:
         out = _YES
         for i in items:
             r = (yield self.lin(i, xs))
@@ -326,7 +332,7 @@ class _Lin:
                 return frozenset(((h.name, k, binder),))
         return None
 
-    def app(self, t: App, xs) -> Optional[frozenset]:
+    def app(self, t: App, xs) -> _Verdict:
         f, a = t.fun, t.arg
         if not (fv(f) & xs):  # a functional is linear in its argument
             need = self.functional(f)
@@ -354,12 +360,13 @@ class _Lin:
             if r is not None or not (jac or inlined):
                 return r
         if jac:
+            assert isinstance(f, Jac)
             return (yield self.jac_at(f.lam, f.along, a, xs))
         if inlined is not None:  # f let-bound to a Jacobian: f V is J(λq.S)·P V
             return (yield self.lin(inlined, xs))
         return None
 
-    def jac_at(self, lam: Lam, along: Term, point: Optional[Term], xs) -> Optional[frozenset]:
+    def jac_at(self, lam: Lam, along: Term, point: Optional[Term], xs) -> _Verdict:
         """J(λq.S)·P V through its point.  Q: the variables of q whose component in
         V or in P mentions xs; those components must be linear in xs, the others
         are constants.  If S is jointly linear in Q and the variables of xs it
@@ -402,10 +409,12 @@ def bind_pattern(pat: Term, value: Term, out: Optional[dict] = None) -> dict:
         p, v = stack.pop()
         if isinstance(p, Var):
             out[p.name] = v
-        elif isinstance(v, Tuple) and len(v.items) == len(p.items):
-            stack.extend(zip(p.items, v.items))
         else:
-            stack.extend((pi, Proj(i, v)) for i, pi in enumerate(p.items, 1))
+            assert isinstance(p, Tuple), p  # a pattern: variables in tuples
+            if isinstance(v, Tuple) and len(v.items) == len(p.items):
+                stack.extend(zip(p.items, v.items))
+            else:
+                stack.extend((pi, Proj(i, v)) for i, pi in enumerate(p.items, 1))
     return out
 
 
@@ -473,12 +482,13 @@ def rename_apart(pat: Term, body: Term, avoid: frozenset) -> tuple[Term, Term]:
 
 def alpha_eq(a: Term, b: Term) -> bool:
     """Equality up to renaming of bound variables (iterative)."""
-    stack = [(a, b, {}, {})]
+    stack: list[tuple[Term, Term, dict, dict]] = [(a, b, {}, {})]
     while stack:
         x, y, mx, my = stack.pop()
         if type(x) is not type(y):
             return False
         if isinstance(x, Var):
+            assert isinstance(y, Var)
             bx, by = mx.get(x.name), my.get(y.name)
             if bx is None and by is None:
                 if x.name != y.name:
@@ -487,6 +497,7 @@ def alpha_eq(a: Term, b: Term) -> bool:
                 return False
             continue
         if isinstance(x, Lam):
+            assert isinstance(y, Lam)
             px, py = pattern_vars(x.pat), pattern_vars(y.pat)
             if len(px) != len(py) or x.ann != y.ann:
                 return False
@@ -514,6 +525,7 @@ def _pattern_shape(p: Term) -> list:
         if isinstance(q, Var):
             out.append(0)
         else:
+            assert isinstance(q, Tuple), q
             out.append(len(q.items))
             stack.extend(reversed(q.items))
     return out

@@ -20,7 +20,7 @@ import re
 import threading
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Optional
+from typing import Any, ClassVar, Iterable, Iterator, Optional
 
 
 @dataclass(frozen=True)
@@ -345,7 +345,7 @@ class Lam(Term):
         self._hash = self._fv = None
         self._flags = 0
 
-    @property  # type: ignore[override]  # (read-only here: computed, never stored)
+    @property  # (read-only here: computed, never stored)
     def _fvc(self) -> Any:  # a substitution under a λ copies work into every free variable
         return self._fv
 
@@ -691,6 +691,7 @@ def pattern_vars(p: Term) -> list[str]:
         if isinstance(u, Var):
             out.append(u.name)
         else:
+            assert isinstance(u, Tuple), u  # a pattern: variables in tuples
             stack.extend(reversed(u.items))
     return out
 
@@ -753,7 +754,7 @@ def pattern_index(p: Term) -> tuple[_Index, int]:
             idx.names[n] = (lvl, path)
         idx.top = lvl
         node._pidx = (idx, lvl)
-    return p._pidx
+    return idx, lvl
 
 
 def binds(p: Term, name: str) -> bool:
@@ -776,7 +777,7 @@ class _Names:
     """A supply of fresh names: a counter, the names to avoid, and the
     canonical direction name of each variable."""
 
-    def __init__(self, used=()):
+    def __init__(self, used: Iterable[str] = ()) -> None:
         self.counter = itertools.count(1)
         self.used: set[str] = set(used)
         self.dirs: dict[str, str] = {}
@@ -897,7 +898,7 @@ _gate = _Gate()
 between_reductions = _gate.change
 # a child forked while a thread waited or reduced has no such thread: start afresh
 if hasattr(os, "register_at_fork"):  # (not in the browser playground: no fork there)
-    os.register_at_fork(after_in_child=lambda: _gate.__init__())
+    os.register_at_fork(after_in_child=lambda: _Gate.__init__(_gate))
 
 
 def fresh(base: str = "x", avoid=()) -> str:
@@ -932,6 +933,7 @@ def direction_name(name: str) -> str:
 def direction_pattern(p: Term) -> Term:
     """The pattern of directions of ``p``; cached on the pattern node, so the
     direction of ⟨p, x⟩ shares the (identical) direction pattern of ``p``."""
+    assert isinstance(p, (Var, Tuple)), p  # a pattern
     cached = p._dir
     if cached is not None:
         return cached
@@ -939,17 +941,15 @@ def direction_pattern(p: Term) -> Term:
         d: Term = Var(direction_name(p.name))
     else:
         # iterative for deep environments
-        order: list[Term] = []
-        stack = [p]
+        order: list[Tuple] = []
+        stack: list[Term] = [p]
         while stack:
             u = stack.pop()
             if isinstance(u, Tuple) and u._dir is None:
                 order.append(u)
                 stack.extend(u.items)
-        for u in reversed(order):
-            u._dir = Tuple(tuple(direction_pattern(it) if isinstance(it, Var) else it._dir
-                                 for it in u.items))
-        d = p._dir
+        for node in reversed(order):  # (p's is made last)
+            d = node._dir = Tuple(tuple(direction_pattern(it) for it in node.items))
     p._dir = d
     return d
 

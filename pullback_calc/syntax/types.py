@@ -105,8 +105,8 @@ def rn(n: int) -> Type:
 
 def real_leaves(t: Type) -> Optional[list[tuple[int, ...]]]:
     """Paths to the R leaves if ``t`` is built from R by products, else None."""
-    out = []
-    stack = [(t, ())]  # left to right, without recursion
+    out: list[tuple[int, ...]] = []
+    stack: list[tuple[Type, tuple[int, ...]]] = [(t, ())]  # left to right, without recursion
     while stack:
         u, path = stack.pop()
         if isinstance(u, Real):

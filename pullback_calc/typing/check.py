@@ -179,7 +179,8 @@ class _Checker:
             self.unify(actual, expected)
         except _Clash as c:
             what = what() if callable(what) else what
-            memo, names = {}, {}
+            memo: dict = {}
+            names: dict = {}
             if c.occurs:
                 v, t = (self.zonk(x, memo) for x in c.occurs)
                 raise TypeError_(
@@ -228,6 +229,7 @@ class _Checker:
                 h = self.value[h.id]
             if not (isinstance(h, Prod) and len(h.items) == len(p.items)):
                 self.expect(t, _shape(p), term, what, pos)  # raises
+            assert isinstance(h, Prod)
             stack.extend(reversed(list(zip(p.items, h.items))))
         return out
 
@@ -311,8 +313,8 @@ class _Checker:
             return cod
         if isinstance(t, Tuple):
             items = []
-            for i in t.items:
-                items.append((yield self._infer(i, pos)))
+            for it in t.items:
+                items.append((yield self._infer(it, pos)))
             return Prod(tuple(items))
         if isinstance(t, Proj):
             return self.project(t, (yield self._infer(t.arg, pos)), pos)
@@ -320,9 +322,9 @@ class _Checker:
             return TVar.new()
         if isinstance(t, Sum):
             first = (yield self._infer(t.items[0], pos))
-            for i in t.items[1:]:
-                self.expect((yield self._infer(i, pos)), first, i, "a summand of a formal sum",
-                            i.pos or pos)
+            for it in t.items[1:]:
+                self.expect((yield self._infer(it, pos)), first, it, "a summand of a formal sum",
+                            it.pos or pos)
             return first
         if isinstance(t, Jac):
             dom, cod = self.fun_parts((yield self._infer(t.lam, pos)), t.lam,
@@ -558,7 +560,8 @@ class _Recording(_Checker):
 
     def __init__(self, env: Optional[dict], wanted: set):
         super().__init__(env)
-        self.wanted, self.seen = wanted, {}
+        self.wanted = wanted
+        self.seen: dict = {}
 
     def _infer(self, t, pos):  # the checker's rules run as generators (deep.trampoline)
         ty = yield super()._infer(t, pos)

@@ -52,7 +52,8 @@ def reduce_rows(term, point, ps: list, jobs=None, by=None, **options) -> list:
     with progress.bar("rows", len(ps), unit="row") as done, progress.reduction("steps"):
         for k, p in enumerate(ps):
             got += by(term, point, [p], workers=1, **options)
-            done(k + 1)
+            if done is not None:
+                done(k + 1)
     return got
 
 

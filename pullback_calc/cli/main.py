@@ -153,7 +153,7 @@ def _mutant_from_environment():
     return None
 
 
-def _interrupted(e: BaseException) -> bool:
+def _interrupted(e: Optional[BaseException]) -> bool:
     seen = 0
     while e is not None and seen < 20:
         if isinstance(e, KeyboardInterrupt):

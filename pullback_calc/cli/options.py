@@ -152,8 +152,8 @@ def free_decl(text: str) -> list:
     """``'h : R -> R'`` or ``'a, b : R'`` → [(name, type)]."""
     from ..errors import PullbackCalcError
     from ..syntax.parser import parse_type
-    names, colon, ty = text.partition(":")
-    names = [n.strip() for n in names.split(",")]
+    listed, colon, ty = text.partition(":")
+    names = [n.strip() for n in listed.split(",")]
     if not colon or not all(re.fullmatch(r"[^\W\d]\w*'*", n) for n in names):
         raise argparse.ArgumentTypeError(f"expected NAME : TYPE, e.g. 'h : R -> R', "
                                          f"got {text!r}")

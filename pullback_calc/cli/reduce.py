@@ -54,10 +54,11 @@ def run(args, out) -> int:
                             verify=args.verify,
                             stop_after=args.depth)
     except StepBudgetExceeded as e:  # offer the state reached
-        if getattr(e, "next_step", None) is not None and not args.json:
-            lines = [f"state after {e.next_step.index} steps (the step budget ran out):",
-                     *state_lines(e.term, e.next_step, u, args.width),
-                     f"(to see the trace up to here: --depth {e.next_step.index})"]
+        nxt = getattr(e, "next_step", None)  # (the machine's, where it stopped)
+        if nxt is not None and not args.json:
+            lines = [f"state after {nxt.index} steps (the step budget ran out):",
+                     *state_lines(e.term, nxt, u, args.width),
+                     f"(to see the trace up to here: --depth {nxt.index})"]
             out.write("\n".join(lines) + "\n")
         raise
     settle()

@@ -36,7 +36,9 @@ def run(args, out) -> int:
     with progress.reduction():
         v = vjp(term, args.at, max_steps=args.max_steps, record=args.trace,
                 on_unknown=args.unknown, verify=args.verify)
-        outputs = len(real_leaves(v.backprop.output))
+        leaves = real_leaves(v.backprop.output)
+        assert leaves is not None  # (vjp checked that the output is built from R)
+        outputs = len(leaves)
         if args.cotangent is None and outputs != 1:
             raise UsageError(f"f has {outputs} outputs: give the cotangent, --cotangent "
                              f"C1,…,C{outputs} (see 'pullback-calc vjp --help')")

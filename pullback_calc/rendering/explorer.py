@@ -63,7 +63,7 @@ def explorer_data(term: Union[Term, str], *, node_budget: int = NODE_BUDGET,
         edges = [[number[e.source], number[e.target], rules.setdefault(e.rule, len(rules)),
                   table.node(e.redex), table.node(e.contractum), int(e.on_cbv),
                   ".".join(map(str, e.path)) or "root"] for e in x.edges]
-    labels = sorted(rules, key=rules.get)
+    labels = sorted(rules, key=lambda r: rules[r])
     return {"title": title or "All one-step reductions", "unicode": unicode,
             "label": label_width, "N": table.N, "nodes": nodes, "edges": edges,
             "rules": labels, "docs": {r: rule_doc(r) for r in labels},

@@ -43,14 +43,14 @@ import subprocess
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from ..deep import deep
 from ..errors import PullbackCalcError
 from ..reduction.closure import one_step_reducts
 from ..reduction.machine import Machine, plug_all
 from ..syntax.printer import folding_env
-from ..syntax.terms import Lam, Num, Term, Var, fresh_scope
+from ..syntax.terms import Lam, Num, Term, Tuple, Var, fresh_scope
 from .output import write_atomic
 from .text import _cut_head, _cut_tail, abbreviate
 
@@ -127,7 +127,7 @@ def alpha_key(t: Term) -> str:
         elif isinstance(u, Lam):
             inner = dict(env)
             pat: list[str] = []
-            pstack = [u.pat]
+            pstack: list = [u.pat]
             while pstack:
                 q = pstack.pop()
                 if isinstance(q, str):
@@ -137,6 +137,7 @@ def alpha_key(t: Term) -> str:
                     pat.append(f"#{counter} ")
                     counter += 1
                 else:  # a tuple pattern
+                    assert isinstance(q, Tuple), q
                     pat.append("<")
                     pstack.append(">")
                     pstack.extend(reversed(q.items))
@@ -593,6 +594,8 @@ def _visible(n: int, max_steps: Optional[int]) -> tuple[list[int], Optional[int]
 
 
 class _StrategyBuilder:
+    max_alternatives = 2000  # (whole_graph's: the terms whose other reducts are found)
+    alternatives_cut: Optional[int] = None  # where that search stopped, if it did
     def __init__(self, labels: _Labels, detail: bool, max_steps: Optional[int],
                  column_height: Optional[int], premises: bool):
         self.L = labels
@@ -620,7 +623,7 @@ class _StrategyBuilder:
         visible, gap = _visible(n, self.max_steps)
         tail_start = n - (len(visible) - gap) if gap is not None else None
         items: list[tuple[str, Optional[Term]]] = []        # (node id, term)
-        links: list[tuple[int, int, object]] = []            # (from, to, step or elision)
+        links: list[tuple[int, int, Any]] = []               # (from, to, step or elision)
         index: dict = {}
 
         def add(term: Optional[Term]) -> int:
@@ -639,6 +642,7 @@ class _StrategyBuilder:
             s = steps[si]
             if si == tail_start:  # the elided middle: a "⋯" node between the two halves
                 e = add(None)
+                assert prev is not None  # (the head comes first)
                 self.elided[items[e][0]] = n - len(visible)
                 links.append((prev, e, ("elided", n - len(visible))))
                 prev = add(s.term_before())
@@ -948,6 +952,7 @@ def _alternatives(b: "_StrategyBuilder", L: "_Labels") -> dict:
     out: dict = {}
     work = ALTERNATIVES_WORK
     for k, n in enumerate(main[:b.max_alternatives]):
+        assert n.term is not None  # (main holds the nodes with a term)
         size = _tree_size(n.term, math.isqrt(work))
         if size * size > work:
             b.alternatives_cut = k
@@ -1050,6 +1055,7 @@ def explore(term: Union[Term, str], node_budget: int = 60,
     queue = deque([add(term, 0)])
     while queue:
         u = queue.popleft()
+        assert u.term is not None  # (every node of the search has its term)
         reducts = one_step_reducts(u.term)
         u.expanded = True
         u.normal = not reducts
@@ -1144,7 +1150,7 @@ def full_graph(term: Union[Term, str], *, node_budget: int = 60, title: Optional
                                 f"terms; dashed)", None))
     d.set(label=_legend_table(rows, heading, sub + "; hover over a term for all of it"))
     for n in nodes:
-        a = dict(label=L.label(n.term), tooltip=L.tooltip(n.term), color=OTHER_COLOR)
+        a: dict = dict(label=L.label(n.term), tooltip=L.tooltip(n.term), color=OTHER_COLOR)
         focus = L.focus_path(n.term, edges[n.via].path) if n.via is not None else None
         if focus is not None:  # a window on the term around what the step into it changed
             a["label"] = L.html(focus, CBV_COLOR if n.on_cbv else CHANGED_COLOR)

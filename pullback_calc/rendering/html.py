@@ -140,7 +140,7 @@ def _trace_data(trace, *, title, term, value, unicode, max_term, context, phases
     def text(t) -> Optional[str]:
         return None if t is None else bounded(t, unicode, max_term)[0]
 
-    labels = sorted(rule_ids, key=rule_ids.get)
+    labels = sorted(rule_ids, key=lambda r: rule_ids[r])
     doc = {"title": title, "term": text(term), "value": text(value), "top": top,
            "total": len(S), "rules": labels, "phases": list(PHASES),
            "docs": {r: rule_doc(r) for r in labels},
@@ -237,7 +237,7 @@ class TraceView:
         from pathlib import Path
         p = Path(path)
         render = {"text": self.to_text, "latex": lambda: self.to_latex(standalone=True),
-                  "json": self.to_json, "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower()))
+                  "json": self.to_json, "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower(), ""))
         if render is None:
             raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
         from .output import write_atomic

@@ -166,6 +166,7 @@ class _TeXPrinter(Printer):
     def pattern(self, p: Term) -> list:
         if isinstance(p, Var):
             return [tex_name(p.name)]
+        assert isinstance(p, Tuple), p
         if folding() and folds(p):  # an environment tuple of rule 8: ⟨…, c⟩
             return [r"\langle \dots" + _COMMA, (p.items[-1], None), r"\rangle "]
         return [r"\langle ", *self.seq(p.items, None, _COMMA), r"\rangle "]
@@ -184,8 +185,10 @@ class _TeXPrinter(Printer):
         if isinstance(t, Lam):
             return [r"\lambda ", *self.binder(t), r".\allowbreak\, ", (t.body, LAM)]
         if isinstance(t, App) and prints_as_let(t):
-            return [r"\mathbf{let}\ ", *self.binder(t.fun), " = ", (t.arg, LAM),
-                    r"\allowbreak\ \mathbf{in}\ ", (t.fun.body, LAM)]
+            lam = t.fun
+            assert isinstance(lam, Lam)
+            return [r"\mathbf{let}\ ", *self.binder(lam), " = ", (t.arg, LAM),
+                    r"\allowbreak\ \mathbf{in}\ ", (lam.body, LAM)]
         if isinstance(t, App):
             return [(t.fun, APP), r"\allowbreak\;", (t.arg, ATOM)]
         if isinstance(t, Sum):
@@ -281,6 +284,7 @@ def term_to_latex(t: Term, max_term: Optional[int] = None) -> str:
     head, complete = _walk(t, max_term, from_end=False)
     if complete:
         return "".join(head).strip()
+    assert max_term is not None  # (a term in full is complete)
     max_term = max(max_term, 12)
     head = _trim(head, max_term - max_term // 2)
     tail, _ = _walk(t, max_term // 2, from_end=True)
@@ -292,7 +296,7 @@ def term_to_latex(t: Term, max_term: Optional[int] = None) -> str:
 
 
 def _trim(pieces: list, limit: int) -> list:
-    n, out = 0, []
+    n, out = 0, list[str]()
     for p in pieces:
         n += _width(p)
         if n > limit and out:

@@ -38,8 +38,7 @@ def atomic_file(path: Union[str, Path], binary: bool = False,
         st = None
     if (st is not None and not stat.S_ISREG(st.st_mode)) or _special(path, target):
         # appending: a stream's file (``> log``) keeps what is written before us
-        with open(path, "ab" if binary else "a",
-                  **({} if binary else {"encoding": encoding})) as f:
+        with open(path, "ab" if binary else "a", encoding=None if binary else encoding) as f:
             yield f
         return
     if st is not None and not os.access(target, os.W_OK):  # as `> OUT` would refuse
@@ -53,7 +52,7 @@ def atomic_file(path: Union[str, Path], binary: bool = False,
         if st is not None:  # the new file keeps the old one's permissions
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
         with os.fdopen(fd, "wb" if binary else "w",
-                       **({} if binary else {"encoding": encoding})) as f:
+                       encoding=None if binary else encoding) as f:
             fd = -1
             yield f
             f.flush()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from itertools import islice
-from typing import Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from ..reduction.gcpause import paused
 from ..syntax.printer import folding, folding_env, folds, precedence, pretty
@@ -192,13 +192,13 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
         for i, (kept, key, start) in enumerate(open_marks):
             if i % PARTIAL_MEMO and i != last:
                 continue
-            text = texts.get(start)
-            if text is None:
-                text = texts[start] = ("".join(reversed(out[start:])) if from_end
+            part = texts.get(start)
+            if part is None:
+                part = texts[start] = ("".join(reversed(out[start:])) if from_end
                                        else "".join(out[start:]))
             old = kept.get(key)
-            if old is None or (not old[1] and len(old[0]) < len(text)):
-                kept[key] = (text, False)
+            if old is None or (not old[1] and len(old[0]) < len(part)):
+                kept[key] = (part, False)
     return ("".join(reversed(out)) if from_end else "".join(out)), complete and n <= limit
 
 
@@ -407,7 +407,7 @@ def ticker(progress, every: int = 256):
     return tick
 
 
-def walk(trace: Iterable, premises: bool = True) -> Iterator[tuple[int, object]]:
+def walk(trace: Iterable, premises: bool = True) -> Iterator[tuple[int, Any]]:
     """``(depth, item)`` for every step and premise, in reading order: each
     premise (a ``Derivation``) follows the step that needed it, then its own
     steps one level deeper (an explicit stack: no recursion)."""
@@ -494,7 +494,8 @@ def folds_at_hole(frame) -> bool:
         frame.index == len(frame.node.items) - 1
 
 
-def _frame_text(frame, unicode: bool, sibling: int) -> Optional[tuple[list, list, int]]:
+def _frame_text(frame, unicode: bool,
+                sibling: int) -> Optional[tuple[list, list, Optional[int]]]:
     """``frame_parts`` with the other children abbreviated to ``sibling`` characters."""
     got = frame_parts(frame, unicode)
     if got is None:

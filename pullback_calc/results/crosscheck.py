@@ -192,6 +192,7 @@ class _Sampler:
         for a in atoms[:6]:
             term = Prim("mul", (Num(self.coeff()), a))
             out = term if out is None else Prim("add", (out, term))
+        assert out is not None  # (atoms, or the constant)
         return out
 
     def atoms(self, e: Term, t: Type, depth: int = 0) -> list:
@@ -265,6 +266,7 @@ def check_value(term: Term, ty: Type, max_steps: int, probes: int = 2) -> ValueC
                 got, _ = m.reduce(App(got, a), own_scope=False)
                 out.steps += m.steps_taken
                 want = oracle.apply(want, oracle.evaluate(a))
+                assert cod is not None  # (with dom)
                 t = cod
         out.probes.append((args, _numbers(got, t), oracle.leaves(want, t)))
     return out

@@ -145,6 +145,7 @@ def strong_normal_form(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEP
             return Prim(t.op, tuple(kids))
         if isinstance(t, App):
             return App(kids[0], kids[1])
+        assert isinstance(t, Dual), t
         return Dual(t.lam, kids[0])
 
     with fresh_scope(term):

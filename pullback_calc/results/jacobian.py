@@ -49,8 +49,8 @@ class JacobianRow:
     row: list
     steps: int
     trace: list = field(repr=False)
-    covector: Term = field(repr=False, default=None)
-    term: Term = field(repr=False, default=None)
+    covector: Optional[Term] = field(repr=False, default=None)
+    term: Optional[Term] = field(repr=False, default=None)
     rule_counts: dict = field(default_factory=dict, repr=False)
 
     def _repr_html_(self) -> Optional[str]:  # notebooks: the interactive stepper

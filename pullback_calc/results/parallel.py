@@ -57,6 +57,7 @@ def _init(payload: bytes) -> None:
 def _run(task) -> tuple:
     global _state
     if _state is None:
+        assert _payload is not None  # (the pool's initializer set it)
         _state = pickle.loads(_payload)
     fn, f, pt = _state
     try:

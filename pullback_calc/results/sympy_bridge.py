@@ -88,7 +88,9 @@ def _bind(pat: Term, v, env: dict) -> None:
         p, u = stack.pop()
         if isinstance(p, Var):
             env[p.name] = u
-        elif isinstance(u, tuple) and len(u) == len(p.items):
+            continue
+        assert isinstance(p, Tuple), p  # (the parser's patterns: variables in tuples)
+        if isinstance(u, tuple) and len(u) == len(p.items):
             stack.extend(zip(p.items, u))
         else:
             raise _err(f"to_sympy: a tuple pattern of {len(p.items)} does not match "
@@ -166,11 +168,13 @@ def _input_type(f: Lam, nsym: Optional[int], n: Optional[int]) -> Type:
         if isinstance(ann, Type) and real_leaves(ann) is not None:
             ty = ann
         elif nsym or n:
-            ty = rn(nsym or n)
+            ty = rn(nsym or n or 0)
         else:
-            raise _err(f"to_sympy: cannot tell the dimension of the input {f.pat.name}; "
+            raise _err(f"to_sympy: cannot tell the dimension of the input {getattr(f.pat, 'name', f.pat)}; "
                        f"pass n= or symbols=", f)
-    k = len(real_leaves(ty))
+    leaves = real_leaves(ty)
+    assert leaves is not None  # (built from R, or checked to be)
+    k = len(leaves)
     for given, what in ((nsym, "symbols"), (n, "n")):
         if given is not None and given != k:
             raise _err(f"to_sympy: the function takes {k} reals but {what} gives {given}", f)
@@ -196,7 +200,7 @@ def to_sympy(f: Term, symbols=None, n: Optional[int] = None, *,
                                          for s in symbols]
     ty = _input_type(f, None if syms is None else len(syms), n)
     if syms is None:
-        syms = default_symbols(len(real_leaves(ty)))
+        syms = default_symbols(len(real_leaves(ty) or ()))  # (built from R: _input_type)
     env: dict = {}
     _bind(f.pat, _input_value(ty, syms), env)
     with sympy.evaluate(evaluate):  # thread-local; @deep runs us on our own thread
@@ -261,7 +265,10 @@ def _combine(e: sympy.Basic, acc: Term, t: Term) -> Term:
     if isinstance(e, sympy.Add):
         u = _negated(t)
         return _P("add", acc, t) if u is None else _P("sub", acc, u)
-    return _P("div", acc, t.args[1]) if _is_recip(t) else _P("mul", acc, t)
+    if _is_recip(t):
+        assert isinstance(t, Prim)
+        return _P("div", acc, t.args[1])
+    return _P("mul", acc, t)
 
 
 def _node_term(e: sympy.Basic, kids: dict) -> Term:
@@ -328,8 +335,8 @@ def from_sympy(exprs, symbols) -> Lam:
         exprs = [exprs]
     try:
         roots = [sympy.sympify(e, strict=True) for e in exprs]
-    except (sympy.SympifyError, TypeError) as e:
-        raise JacobianError(f"from_sympy: not a sympy expression: {e}") from None
+    except (sympy.SympifyError, TypeError) as err:
+        raise JacobianError(f"from_sympy: not a sympy expression: {err}") from None
     symbols = [sympy.Symbol(s) if isinstance(s, str) else s for s in symbols]
     if not roots or not symbols:
         raise JacobianError("from_sympy: need at least one expression and one symbol")
@@ -400,9 +407,10 @@ def from_sympy(exprs, symbols) -> Lam:
                 if node in folds:
                     t = folds[node]
                     continue
-                t = kids[a] if i == 0 else _combine(e, t, kids[a])
+                t = kids[a] if t is None else _combine(e, t, kids[a])  # (None: i = 0)
                 if i > 0 and uses[node] > 1:
                     t = folds[node] = bind(t)
+            assert t is not None  # (an Add or Mul has arguments)
             t = _with_coeff(e, t)
         else:
             t = _node_term(e, kids)

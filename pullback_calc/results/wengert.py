@@ -30,7 +30,7 @@ from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
 from ..syntax.printer import pretty, show_num
 from ..syntax.subst import bind_pattern, fv
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, formal_sum, is_let, pattern_vars)
+                            Zero, formal_sum, pattern_vars)
 from ..syntax.types import real_leaves
 from .jacobian import as_term, jacobian_row
 from .rows import function_type
@@ -103,7 +103,7 @@ class Tape:
                     "operands": [pretty(o, unicode) for o in e.operands],
                     "value": _json_term(e.value, unicode),
                     "adjoint": _json_term(e.adjoint, unicode)}
-        doc = {"function": pretty(self.function, unicode),
+        doc: dict = {"function": pretty(self.function, unicode),
                "inputs": [entry(e) for e in self.inputs],
                "entries": [entry(e) for e in self.entries], "output": self.output}
         if self.point is not None:
@@ -160,7 +160,7 @@ def _operation(E: Term) -> tuple[str, tuple]:
 def _split_series(body: Term) -> tuple[list, Term]:
     """[(pattern, E)] of ``let q = E in …`` and the final result atom."""
     out = []
-    while is_let(body):
+    while isinstance(body, App) and isinstance(body.fun, Lam):  # (is_let)
         out.append((body.fun.pat, body.arg))
         body = body.fun.body
     return out, body
@@ -179,7 +179,8 @@ def let_series(f: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS) -> tuple
 
 def _series_from(f: Lam, trace: list) -> Lam:
     for s in trace:  # the decomposition starts from the A-normal body
-        if s.rule in ("7", "8") and isinstance(s.redex, Pullback):
+        if s.rule in ("7", "8") and isinstance(s.redex, Pullback) \
+                and isinstance(s.redex.fun, Lam):
             return s.redex.fun
     return f  # an elementary body: nothing to name
 
@@ -273,7 +274,8 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
         if isinstance(last, Var):
             values[last.name] = out_value
         stages = _stage_covectors(trace)
-        _, cod = function_type(f, len(at))
+        assert point is not None  # (with r)
+        _, cod = function_type(f, len(point))
         if isinstance(last, Var):
             adjoints[last.name] = _seed(stages.get(None), cod)
         final_dirs = pattern_vars(r.covector.pat) if isinstance(r.covector, Lam) else None
@@ -294,8 +296,10 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
         """The entry of a pattern: a variable's, or the tuple of its leaves'."""
         if isinstance(q, Var):
             return table.get(q.name)
+        assert isinstance(q, Tuple), q
         items = [gather(i, table) for i in q.items]
-        return None if any(i is None for i in items) else Tuple(tuple(items))
+        kept = [i for i in items if i is not None]
+        return Tuple(tuple(kept)) if len(kept) == len(items) else None
 
     inputs = tuple(TapeEntry(0, x, "input", value=values.get(x), adjoint=adjoints.get(x))
                    for x in in_names)

@@ -43,7 +43,7 @@ def _mark(outcomes: list, tol: float) -> list:
     ref = next((o for o in outcomes if o.rows is not None), None)
     out = []
     for o in outcomes:
-        if o.rows is None or o is ref:
+        if o.rows is None or ref is None or o is ref:
             out.append(o)
         else:
             out.append(Outcome(o.engine, o.rows, o.kind, o.costs, o.message,

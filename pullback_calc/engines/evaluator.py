@@ -34,7 +34,7 @@ class ArithmeticFailure(EvalError):
     """An engine's arithmetic undefined at its operands (``op``, ``operands``,
     ``reason``); the evaluator adds the application it was evaluating."""
 
-    def __init__(self, engine: str, op: str, operands: tuple, reason: str):
+    def __init__(self, engine: str, op: str, operands: tuple, reason: object):
         super().__init__(f"{op}{operands}: {reason}")
         self.engine, self.op, self.operands, self.reason = engine, op, operands, reason
 
@@ -164,16 +164,15 @@ class Evaluator:
                            "them are added by this engine)")
 
     def eval(self, t: T.Term, env: Env):
-        k = type(t)
-        if k is T.Var:
+        if isinstance(t, T.Var):
             try:
                 return env.lookup(t.name)
             except oracle.OracleError:
                 raise NotSupported(f"free variable {t.name!r}: the engine evaluates closed "
                                    "terms only") from None
-        if k is T.Num:
+        if isinstance(t, T.Num):
             return t.value
-        if k is T.Prim:
+        if isinstance(t, T.Prim):
             args = tuple(0.0 if v is ZERO else v for v in (self.eval(a, env) for a in t.args))
             for v in args:
                 if not self.is_number(v):
@@ -182,32 +181,32 @@ class Evaluator:
                 return self.prim(t.op, args, role_of(t))
             except ArithmeticFailure as e:  # (the innermost application: not caught again)
                 raise arithmetic_error(e.engine, e.op, e.operands, e.reason, t) from None
-        if k is T.Lam:
+        if isinstance(t, T.Lam):
             return self.closure(t, env)
-        if k is T.App:
+        if isinstance(t, T.App):
             f = self.eval(t.fun, env)
             return self.apply(f, self.eval(t.arg, env))
-        if k is T.Tuple:
+        if isinstance(t, T.Tuple):
             return tuple(self.eval(a, env) for a in t.items)
-        if k is T.Proj:
+        if isinstance(t, T.Proj):
             v = self.eval(t.arg, env)
             if v is ZERO:
                 return ZERO
             if not isinstance(v, tuple):
                 raise EvalError(f"π{t.index} of {_kind(v)}")
             return v[t.index - 1] if t.index <= len(v) else ZERO
-        if k is T.Zero:
+        if isinstance(t, T.Zero):
             return ZERO
-        if k is T.Sum:
+        if isinstance(t, T.Sum):
             out = ZERO
             for a in t.items:
                 out = self.plus(out, self.eval(a, env), role_of(t))
             return out
-        if k is T.Pullback:
+        if isinstance(t, T.Pullback):
             return self.pullback(t, env)
-        if k is T.Jac:
+        if isinstance(t, T.Jac):
             return self.jacobian(t, env)
-        if k is T.Dual:
+        if isinstance(t, T.Dual):
             return self.dual(t, env)
         raise EvalError(f"unknown term {t!r}")
 

@@ -109,24 +109,23 @@ class Fn:
 def anf(t: T.Term, names: _Names, env: dict, out: list) -> str:
     """Name every intermediate result of t (appending to ``out``); returns the
     name of its value.  Binders are renamed apart (``env``: user name → name)."""
-    k = type(t)
-    if k is T.Var:
-        return env.get(t.name, t.name)
-    if k is T.Lam:
+    if isinstance(t, T.Var):
+        return str(env.get(t.name, t.name))
+    if isinstance(t, T.Lam):
         fn = anf_fn(t, names, env)
         z = names.primal("fn")
         out.append(Bind(z, fn))
         return z
-    if k is T.Num:
+    if isinstance(t, T.Num):
         z = names.primal("c")
         names.constants.add(z)
         out.append(Bind(z, t))
         return z
-    if k is T.Zero:
+    if isinstance(t, T.Zero):
         z = names.primal("zero")
         out.append(Bind(z, t))
         return z
-    if k is T.App and isinstance(t.fun, T.Lam):
+    if isinstance(t, T.App) and isinstance(t.fun, T.Lam):
         # let q = S in L: a binding, not a closure, as in A-normal form
         x = anf(t.arg, names, env, out)
         inner = dict(env)
@@ -135,31 +134,31 @@ def anf(t: T.Term, names: _Names, env: dict, out: list) -> str:
         else:
             _destructure(t.fun.pat, x, names, inner, out)
         return anf(t.fun.body, names, inner, out)
-    if k is T.Prim:
+    if isinstance(t, T.Prim):
         args = tuple(T.Var(anf(a, names, env, out)) for a in t.args)
         z = names.primal(t.op)
-        node = T.Prim(t.op, args, t.pos)  # (its position: for an error's message)
+        node: T.Term = T.Prim(t.op, args, t.pos)  # (its position: for an error's message)
         if t._flags & T.DERIVATIVE:
             mark_derivative(node)
         out.append(Bind(z, node))
         return z
-    if k is T.App:
+    if isinstance(t, T.App):
         f = anf(t.fun, names, env, out)
         a = anf(t.arg, names, env, out)
         z = names.primal("app")
         out.append(Bind(z, T.App(T.Var(f), T.Var(a))))
         return z
-    if k is T.Tuple:
+    if isinstance(t, T.Tuple):
         items = tuple(T.Var(anf(a, names, env, out)) for a in t.items)
         z = names.primal("tup")
         out.append(Bind(z, T.Tuple(items)))
         return z
-    if k is T.Proj:
+    if isinstance(t, T.Proj):
         a = anf(t.arg, names, env, out)
         z = names.primal(f"pi{t.index}")
         out.append(Bind(z, T.Proj(t.index, T.Var(a))))
         return z
-    if k is T.Sum:
+    if isinstance(t, T.Sum):
         items = tuple(T.Var(anf(a, names, env, out)) for a in t.items)
         z = names.primal("sum")
         node = T.Sum(items)
@@ -186,7 +185,8 @@ def anf_fn(lam: T.Lam, names: _Names, env: dict) -> Fn:
     return Fn(p, tuple(binds), r, tuple(sorted(used - bound)))
 
 
-def _destructure(pat: T.Tuple, p: str, names: _Names, env: dict, out: list) -> None:
+def _destructure(pat: T.Term, p: str, names: _Names, env: dict, out: list) -> None:
+    assert isinstance(pat, T.Tuple), pat  # (a pattern that is not a variable)
     for i, item in enumerate(pat.items, 1):
         z = names.primal(item.name if isinstance(item, T.Var) else "p")
         out.append(Bind(z, T.Proj(i, T.Var(p)), len(pat.items)))
@@ -251,7 +251,9 @@ class _Reverse:
     name to the variable holding its sensitivity so far."""
 
     def __init__(self, names: _Names):
-        self.names, self.sens, self.lets = names, {}, []
+        self.names = names
+        self.sens: dict = {}
+        self.lets: list = []
 
     def let(self, stem: str, term: T.Term) -> T.Var:
         z = self.names.primal(stem)
@@ -343,7 +345,8 @@ def transform_fn(fn: Fn, names: _Names) -> T.Lam:
             forward.append((b.name, e))
             s = T.Var(names.sensitivity(b.name))
             here.bp[b.name] = names.backpropagator(b.name)
-            constant = tuple(a.name in names.constants for a in e.args)
+            constant = tuple(isinstance(a, T.Var) and a.name in names.constants
+                             for a in e.args)  # (variables: the operands are named)
             forward.append((here.bp[b.name],  # (at e's position: an error in it points there)
                             T.Lam(s, BACKPROPAGATORS[e.op](e.args, s, constant), None, e.pos)))
         elif isinstance(e, T.App):
@@ -357,9 +360,9 @@ def transform_fn(fn: Fn, names: _Names) -> T.Lam:
     seed = T.Var(names.sensitivity(fn.result))
     rv.sens[fn.result] = seed
     for b in reversed(fn.binds):
-        s = rv.sens.get(b.name)
-        if s is not None:  # a 0 sensitivity propagates nothing
-            REVERSE[_kind(b)](b, s, rv, here)
+        sens = rv.sens.get(b.name)
+        if sens is not None:  # a 0 sensitivity propagates nothing
+            REVERSE[_kind(b)](b, sens, rv, here)
     closure = _pack([rv.sens.get(u, T.ZERO) for u in fn.free])
     backprop = T.Lam(seed, _lets(rv.lets, T.Tuple((closure, rv.sens.get(fn.param, T.ZERO)))))
     body = _lets(forward, T.Tuple((T.Var(fn.result), backprop)))
@@ -508,6 +511,7 @@ def _reals_for_unknowns(ty):
 def _riesz(ty, c: T.Var) -> T.Term:
     """⟨c e₁, …⟩ shaped like ty: the covector c as a vector (its sensitivity)."""
     paths = real_leaves(ty)
+    assert paths is not None  # (a covector's type is built from R)
 
     def basis(ty, path, here=()):
         if not hasattr(ty, "items"):

@@ -17,7 +17,7 @@ from typing import Optional
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
 from ..results.jacobian import jacobian_rows, reduce
 from ..results.rows import as_point, coordinate_paths, function_type, point_term, read_row
-from ..syntax.terms import App, Lam, Num, Prim, Proj, Pullback, Var
+from ..syntax.terms import ZERO, App, Lam, Num, Prim, Proj, Pullback, Term, Var
 from .common import EngineResult, costs_from_counter
 
 __all__ = ["jacobian", "value", "tally"]
@@ -55,14 +55,14 @@ def jacobian(f, point, cotangents: Optional[list] = None,
             raise JacobianError(f"the cotangent has {len(cot)} coordinate(s) but the function "
                                 f"has {len(out_paths)} output(s)")
         w = Var("w")
-        body = None
+        body: Optional[Term] = None
         for ci, path in zip(cot, out_paths):
-            at = w
+            at: Term = w
             for i in path:
                 at = Proj(i, at)
             term = Prim("mul", (Num(float(ci)), at))
             body = term if body is None else Prim("add", (body, term))
-        omega = Lam(Var("z"), Lam(w, body))
+        omega = Lam(Var("z"), Lam(w, ZERO if body is None else body))  # (0: no cotangent)
         m = Machine(max_steps=max_steps, record=True)
         covector, trace = m.reduce(App(Pullback(f, omega), point_term(dom, pt)))
         tally(trace, c)

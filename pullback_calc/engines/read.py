@@ -82,7 +82,8 @@ def _apply(engine, f, e) -> Optional[float]:
 
 def _reals_term(v: T.Term, ty) -> Optional[list]:
     if isinstance(v, T.Zero):
-        return [0.0] * len(real_leaves(ty))
+        leaves = real_leaves(ty)
+        return None if leaves is None else [0.0] * len(leaves)
     if isinstance(v, T.Num):
         return [v.value]
     if isinstance(v, T.Tuple) and hasattr(ty, "items"):

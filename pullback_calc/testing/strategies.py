@@ -178,7 +178,8 @@ def _fits(have: Type, want: Type) -> bool:
 
 def _spines(t: Type, limit: int = 4):
     """(argument types, result type) for each way of applying a value of type t."""
-    out, args = [((), t)], []
+    out: list[tuple[tuple[Type, ...], Type]] = [((), t)]
+    args: list[Type] = []
     while len(args) < limit:
         if isinstance(t, Arrow):
             args.append(t.dom)
@@ -225,6 +226,7 @@ def _visible(ctx: Ctx) -> dict:
 def _bind(ctx: Ctx, pat: Term, ty: Type) -> Ctx:
     if isinstance(pat, Var):
         return ctx + ((pat.name, ty),)
+    assert isinstance(pat, Tuple) and isinstance(ty, Prod)
     for p, t in zip(pat.items, ty.items):
         ctx = _bind(ctx, p, t)
     return ctx
@@ -238,6 +240,7 @@ def _pattern_types(pat: Term, ty: Type, out: list) -> list:
     if isinstance(pat, Var):
         out.append(ty)
     else:
+        assert isinstance(pat, Tuple) and isinstance(ty, Prod)
         for p, t in zip(pat.items, ty.items):
             _pattern_types(p, t, out)
     return out
@@ -714,7 +717,7 @@ class _Gen:
         """Project and apply ``t`` (to terms without the linear variables) until
         it has type ``want``: a linear observation of a linear variable."""
         while True:
-            options = []
+            options: list[tuple[str, Optional[int]]] = []
             if _fits(have, want):
                 options.append(("stop", None))
             if isinstance(have, Prod):

@@ -62,7 +62,7 @@ def test_programs_sympy_cannot_express_use_the_oracle(capsys, text, at, why):
     code, out, _ = run(capsys, "check", "-e", text, "--at", at)
     assert code == 0, out
     assert "reduction vs the forward-mode oracle and central finite differences" in out
-    assert f"(not sympy: sympy cannot express it: " in out and why in out
+    assert "(not sympy: sympy cannot express it: " in out and why in out
     assert "oracle      [" in out and "differences [" in out and "all rows agree" in out
 
 

@@ -12,7 +12,6 @@ weaknesses, all three fixed now (the last, differentiating through a function
 input used twice, nested, with progress at ℝ: issue 9).
 """
 import math
-import re
 import shlex
 from functools import lru_cache
 from pathlib import Path

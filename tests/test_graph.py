@@ -120,7 +120,7 @@ def test_strategy_graph_tells_the_phases_apart():
     # reverse: 21 steps before back-propagation arithmetic was made visible; the
     # extra one is rule 4 adding 2 + 2 after rule 3 collects 2 × dy ⊕ 2 × dy
     assert g.info["phases"] == {"A": 10, "decompose": 6, "forward": 13, "reverse": 22}
-    for ph, style in G.PHASES.items():  # one coloured cluster per phase, and a legend row
+    for style in G.PHASES.values():  # one coloured cluster per phase, and a legend row
         assert f'label="{style.title}"' in g.dot
         assert f'fillcolor="{style.fill}"' in g.dot
         assert style.blurb in g.dot.replace("&#160;", " ")  # labels use no-break spaces

@@ -8,7 +8,6 @@ other than 127.0.0.1 fails the test.  Without a build the tests fail and say how
 build; without chromium or Playwright they skip, except in CI.
 """
 import importlib.util
-import os
 import re
 import signal
 import subprocess

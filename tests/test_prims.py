@@ -1,5 +1,4 @@
 """Rules are data: every function symbol has an entry in every table."""
-import math
 
 import pytest
 
@@ -24,8 +23,10 @@ def test_partials_agree_with_central_differences(op):
     parts = prims.PARTIALS[op](*(pc.parse(repr(a)) for a in args))
     for i, d in enumerate(parts):
         h = 1e-6
-        up = list(args); up[i] += h
-        dn = list(args); dn[i] -= h
+        up = list(args)
+        up[i] += h
+        dn = list(args)
+        dn[i] -= h
         fd = (f(*up) - f(*dn)) / (2 * h)
         exact = 1.0 if d is None else pc.reduce(d).value.value
         assert exact == pytest.approx(fd, rel=1e-6, abs=1e-8), (op, i)
@@ -40,8 +41,10 @@ def test_rule_15_differentiates_every_symbol(op):
     row = pc.jacobian_row(src, list(args), 0).row
     for i in range(n):
         h = 1e-6
-        up = list(args); up[i] += h
-        dn = list(args); dn[i] -= h
+        up = list(args)
+        up[i] += h
+        dn = list(args)
+        dn[i] -= h
         assert row[i] == pytest.approx((prims.EVAL[op](*up) - prims.EVAL[op](*dn)) / (2 * h),
                                        rel=1e-6, abs=1e-8)
 

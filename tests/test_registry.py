@@ -137,8 +137,10 @@ def test_extras_partials_agree_with_central_differences(extras, op):
     f = prims.EVAL[op]
     for i in range(n):
         h = 1e-6
-        up = list(args); up[i] += h
-        dn = list(args); dn[i] -= h
+        up = list(args)
+        up[i] += h
+        dn = list(args)
+        dn[i] -= h
         assert row[i] == pytest.approx((f(*up) - f(*dn)) / (2 * h), rel=1e-6, abs=1e-8)
     assert sympy_jacobian(pc.parse(src), list(args))[0] == pytest.approx(row)
 

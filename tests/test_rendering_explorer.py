@@ -13,7 +13,7 @@ import pullback_calc as pc
 from pullback_calc.cli import main
 from pullback_calc.rendering.explorer import MEETING, NORMAL, ON_CBV, explorer_data, \
     graph_to_html
-from pullback_calc.rendering.graph import explore, full_graph
+from pullback_calc.rendering.graph import full_graph
 from pullback_calc.rendering.table import text as table_text
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

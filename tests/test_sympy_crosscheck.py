@@ -4,7 +4,6 @@ The oracle is independent of the reduction engine: ``to_sympy`` interprets
 the term symbolically and sympy differentiates; for the sympy-built
 programs, sympy differentiates the expressions the term was built from.
 """
-import math
 
 import pytest
 import sympy

@@ -35,8 +35,10 @@ def traced_loss(data):
 def central_gradient(f, x, h=1e-6):
     out = []
     for i in range(len(x)):
-        up = list(x); up[i] += h
-        dn = list(x); dn[i] -= h
+        up = list(x)
+        up[i] += h
+        dn = list(x)
+        dn[i] -= h
         out.append((f(up) - f(dn)) / (2 * h))
     return out
 

@@ -107,10 +107,12 @@ def operands(t: Term) -> list[tuple[int, Term]]:
 def replace_operand(t: Term, slot: int, new: Term) -> Term:
     """``t`` with the operand in ``slot`` (as ``operands`` numbers them) replaced by ``new``."""
     if isinstance(t, Prim):
-        a = list(t.args); a[slot] = new
+        a = list(t.args)
+        a[slot] = new
         return Prim(t.op, tuple(a), t.pos)
     if isinstance(t, (Tuple, Sum)):
-        a = list(t.items); a[slot] = new
+        a = list(t.items)
+        a[slot] = new
         return type(t)(tuple(a), t.pos)
     if isinstance(t, Proj):
         return Proj(t.index, new, t.pos)

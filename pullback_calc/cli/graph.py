@@ -164,8 +164,8 @@ def _pipe(g, fmt: str, args, result, common) -> bytes:
         if "init_rank" not in str(e) or args.full or args.whole or args.no_premises:
             raise
         # dot cannot rank some premise-cluster layouts: draw without them
-        note([f"note: graphviz could not lay out the premise clusters; drawing the graph "
-              f"without premises"])
+        note(["note: graphviz could not lay out the premise clusters; drawing the graph "
+              "without premises"])
         return G.strategy_graph(result, premises=False, max_steps=args.show_steps,
                                 **common).pipe(fmt)
 

@@ -61,7 +61,7 @@ def run(args, out) -> int:
     if args.trace:
         from ..rendering.text import trace_lines
         from ..syntax.printer import pretty
-        for what, n, trace, start, value in stages:
+        for what, _n, trace, start, value in stages:
             lines.append(f"-- the {what}: {pretty(start, u)}")
             lines.extend(trace_lines(trace, u, args.width))
             lines.append(f"   normal form: {pretty(value, u)}")

@@ -49,7 +49,7 @@ from ..syntax import terms as T
 from ..syntax.subst import fv, subst
 from ..syntax.types import Arrow, DualT, Prod, R, TVar, real_leaves
 from .common import EngineResult, Measure, NotSupported
-from .evaluator import (ZERO, Builtin, Closure, Env, EvalError, Evaluator, checked,
+from .evaluator import (ZERO, Builtin, Closure, Env, Evaluator, checked,
                         mark_derivative)
 from .tables import DerivedTable
 
@@ -651,7 +651,7 @@ def leaves_like(sens, like) -> list:
     if isinstance(like, tuple):
         parts = sens if isinstance(sens, tuple) else ()
         parts = parts + (ZERO,) * (len(like) - len(parts))
-        return [x for s, l in zip(parts, like) for x in leaves_like(s, l)]
+        return [x for s, shape in zip(parts, like) for x in leaves_like(s, shape)]
     return [0.0 if sens is ZERO else float(sens)]
 
 

@@ -124,10 +124,12 @@ class Ctx:
             return self.node
         n, k = self.node, self.kind
         if k == "prim":
-            a = list(n.args); a[self.index] = t
+            a = list(n.args)
+            a[self.index] = t
             return Prim(n.op, tuple(a), n.pos)
         if k in ("tuple", "sum"):
-            a = list(n.items); a[self.index] = t
+            a = list(n.items)
+            a[self.index] = t
             return type(n)(tuple(a), n.pos)  # type: ignore[call-arg]  # (Tuple or Sum)
         if k == "app-fun":
             return App(t, n.arg, n.pos)

@@ -307,7 +307,7 @@ def primitive(t: Prim, m: Premises) -> Term:
         v = prims.EVAL[t.op](*args)
     except (ArithmeticError, ValueError) as e:
         raise ReductionError(f"rule 4 cannot apply: {t.op} is undefined at "
-                             f"{', '.join(map(repr, args))} ({e})", rule="4", redex=t)
+                             f"{', '.join(map(repr, args))} ({e})", rule="4", redex=t) from None
     if not math.isfinite(v):
         raise ReductionError(f"rule 4 cannot apply: {t.op}({', '.join(map(repr, args))}) "
                              f"is not a finite real", rule="4", redex=t)

@@ -114,7 +114,7 @@ _ENTRIES = [
        "q is used.",
        _ONE_TO_FOUR, "5.1"),
     _t("lift", "a kept let leaves an inspected position",
-       [(rf"K[" + _let("q", "I", "W") + rf"] {_TO} " + _let("q", "I", "K[W]"),
+       [(r"K[" + _let("q", "I", "W") + rf"] {_TO} " + _let("q", "I", "K[W]"),
          "the let was kept by rule 1 (I inert) and K is one frame whose hole a rule inspects "
          "(either side of an application, an item of a tuple, the argument of a projection, "
          "the direction of a Jacobian, the functional of a dual map, …); q not free in K")],
@@ -155,7 +155,7 @@ _ENTRIES = [
        "The function symbols denote the usual real functions.",
        _ONE_TO_FOUR, "5.4"),
     _t("dual-app", "a dual map applied",
-       [(rf"(" + _dual(r"\lambda q.\,S", "P") + rf")\;V {_TO} P\;(S[V/q])", "")],
+       [(r"(" + _dual(r"\lambda q.\,S", "P") + rf")\;V {_TO} P\;(S[V/q])", "")],
        "extension",
        "The dual map (λq.S)⋆P means the functional P after the linear map λq.S.",
        None, "dual-app"),
@@ -414,7 +414,7 @@ def rule_html(label: str) -> str:
     from .typeset_mathml import MATHML
     entry = TYPESET[label]
     parts = []
-    for (latex, cond), math in zip(entry.cases, MATHML[label]):
+    for (_latex, cond), math in zip(entry.cases, MATHML[label]):
         parts.append(f'<div class="pc-case">{math}'
                      + (f'<div class="pc-cond">{html.escape(cond)}</div>' if cond else "")
                      + "</div>")

@@ -658,7 +658,7 @@ class _StrategyBuilder:
         # a node's phase is that of the step leaving it (the last one's: the step into it)
         node_phase: dict[int, str] = {}
         last_phase = steps[visible[-1]].phase if visible else "forward"
-        for a, b, s in links:
+        for a, _b, s in links:
             if not isinstance(s, tuple):
                 node_phase.setdefault(a, s.phase)
         for i in range(len(items)):
@@ -686,7 +686,7 @@ class _StrategyBuilder:
                 if depth == 0 and k % per == 0:
                     self.column_heads.append(items[i][0])
         leaving: dict[int, object] = {}   # node → the step leaving it (its redex is marked)
-        for a, b, s in links:
+        for a, _b, s in links:
             if not isinstance(s, tuple):
                 leaving.setdefault(a, s)
         self._clusters_for(prefix, items, groups, depth, premise_of, prev, leaving)

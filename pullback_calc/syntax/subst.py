@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Callable, Generator, Mapping, Optional
 
 from . import prims
-from ..deep import bottom_up, bottom_up_shared, trampoline
+from ..deep import bottom_up_shared, trampoline
 from .fvsets import FVSet, SMALL, meets, union as _union, union_all
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                     Zero, binds, fresh, pattern_index, pattern_vars, remake)

@@ -54,7 +54,7 @@ def _swap_partials(original):
     the wrong arguments (∂₁f × â₂ ⊕ ∂₂f × â₁)."""
     def broken(t, m):
         jac = t.fun  # (J(λp.E)·P) V
-        p, E, P, V, env = jac.lam.pat, jac.lam.body, jac.along, t.arg, Env(jac.lam.pat)
+        E, P, V, env = jac.lam.body, jac.along, t.arg, Env(jac.lam.pat)
         if len(E.args) != 2:
             return original(t, m)
         partials = prims.PARTIALS[E.op](*(env.at(a, V) for a in E.args))[::-1]

@@ -465,7 +465,7 @@ def check_decompositions(term):
     """At every step of every derivation the naive decomposer finds the
     machine's redex, path and rule; the result of each derivation is a value."""
     r = reduce_recorded(term, MAX_STEPS)
-    for start, steps, result, forward in derivations(r.trace, term):
+    for _start, steps, result, forward in derivations(r.trace, term):
         for s in steps:
             before = s.term_before()
             found = decompose(before, (), forward)

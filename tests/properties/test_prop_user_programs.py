@@ -27,7 +27,6 @@ from pullback_calc.syntax.terms import App, Num
 from pullback_calc.testing.programs import (alpha_rename, eta_expand_helpers, inline_helpers,
                                             programs)
 
-from common import MAX_STEPS
 from test_prop_decomposition import check_decompositions
 
 #: budgets: a gradient, and the nested reductions of second and third derivatives

@@ -1320,7 +1320,8 @@ def main(argv: Optional[list] = None) -> int:
               f"gradient/evaluation {worst:.2f} <= {CHEAP_GRADIENT_BOUND}: "
               + ("PASS" if cheap else "FAIL"))
         bad = [c for c in cases if not c.ok]
-        print(f"{' ' * len(nm)}  max error {max((max(c.value_err, c.grad_err) for c in cases), default=0):.1e}"
+        worst_err = max((max(c.value_err, c.grad_err) for c in cases), default=0)
+        print(f"{' ' * len(nm)}  max error {worst_err:.1e}"
               + (f" -- WRONG at n = {[c.n for c in bad]}" if bad else " (all correct)"))
         report["families"][nm] = {"title": fam.title, "cases": [c.to_json() for c in cases],
                                   "fit_all": f_all, "fit_tail": f_tail, "skipped": skipped}

@@ -101,8 +101,8 @@ def _result_html(result) -> str:
 # the renderers, do not import them; nothing loads until a result is shown)
 display.html = _result_html
 
-__all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "typecheck", "reduce", "jacobian_row", "jacobian_rows",
-           "jacobian",
+__all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "typecheck", "reduce",
+           "jacobian_row", "jacobian_rows", "jacobian",
            "hessian_row", "hessian_rows", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",

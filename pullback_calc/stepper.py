@@ -117,7 +117,8 @@ class Stepper:
         s = self.trace[self.pos]
         left, right, more = context_around(s, self.unicode, frames=12, sibling=40)
         ob, cb = ("⟪", "⟫") if self.unicode else ("<<", ">>")
-        self.say(f"context of step {s.index} ({s.depth} frames{', outer ones left out' if more else ''}):",
+        outer = ", outer ones left out" if more else ""
+        self.say(f"context of step {s.index} ({s.depth} frames{outer}):",
                  f"    {'… ' if more else ''}{left}{ob}{abbreviate(s.redex, self.unicode, 60)}"
                  f"{cb}{right}")
 

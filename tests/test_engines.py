@@ -41,7 +41,8 @@ def run(capsys, *argv):
 
 # ---- rules as data ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("table", [tape.RULES, ps.BACKPROPAGATORS, oracle.DERIVATIVES, oracle.FLOATS],
+@pytest.mark.parametrize("table",
+                         [tape.RULES, ps.BACKPROPAGATORS, oracle.DERIVATIVES, oracle.FLOATS],
                          ids=["tape.RULES", "ps.BACKPROPAGATORS", "forward DERIVATIVES",
                               "forward FLOATS"])
 def test_every_primitive_has_an_entry_in_every_engine_table(table):
@@ -293,7 +294,8 @@ def test_compare_json_and_show(capsys):
     by = {e["engine"]: e for e in doc["engines"]}
     assert by["pullback"]["rows"] == [[60.0]] and by["forward"]["agrees"] is True
     assert by["ps"]["kind"] == "unsupported" and "ℝⁿ → ℝᵐ" in by["ps"]["message"]
-    assert by["pullback"]["costs"]["steps"] == 36  # sum's folding function is a constant: no premise
+    # sum's folding function is a constant: no premise
+    assert by["pullback"]["costs"]["steps"] == 36
     code, out, _ = run(capsys, "compare", "-e", "λx. x × sin(x)", "--at", "2", "--show")
     assert code == 0
     assert "P–S transformed program:" in out and "let mul̃" in out
@@ -355,7 +357,8 @@ def test_the_agreement_property_catches_an_engine_mutant_named_in_the_environmen
     installed through PULLBACK_CALC_MUTANT as a user would."""
     env = {k: v for k, v in os.environ.items() if k != "PULLBACK_CALC_MUTANT"}
     env["PULLBACK_CALC_MUTANT"] = name
-    env.setdefault("PULLBACK_CALC_PROFILE", "kill")  # fail at the first counterexample: no shrinking
+    # fail at the first counterexample: no shrinking
+    env.setdefault("PULLBACK_CALC_PROFILE", "kill")
     target = f"tests/properties/test_prop_engines.py::{KILLED_BY[name]}"
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                         target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)

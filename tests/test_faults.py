@@ -259,7 +259,7 @@ POINT_TAKERS = {
     "call": lambda f, v: pc.call(f, v),
     "hessian": lambda f, v: pc.hessian(f, [v]),
     "tape": lambda f, v: pc.tape(f, [v]),
-    **{f"method={m}": (lambda m: lambda f, v: pc.jacobian(f, [v], method=m))(m)
+    **{f"method={m}": (lambda m: lambda f, v: pc.jacobian(f, [v], method=m))(m)  # noqa: B023
        for m in ("pullback", "ps", "forward", "tape")},
 }
 
@@ -288,7 +288,8 @@ def test_every_engine_reports_arithmetic_as_the_reduction_engine_does(method, f,
     with pytest.raises(pc.ReductionError) as by_reduction:
         pc.jacobian(f, pt)
     assert by_reduction.value.pos.column == column
-    with pytest.raises(pc.ReductionError, match=f"engine cannot go on in `.*`: {re.escape(what)} ") as e:
+    with pytest.raises(pc.ReductionError,
+                       match=f"engine cannot go on in `.*`: {re.escape(what)} ") as e:
         pc.jacobian(f, pt, method=method)
     assert (e.value.pos.line, e.value.pos.column) == (1, column)
 

@@ -2,8 +2,8 @@
 private names stay inside their package.
 
 The layers, lowest first: syntax → semantics (the oracle) → typing → areduction →
-reduction → results → engines → api → rendering → cli.  A module of one may use a module of an earlier one,
-directly or through the support modules (errors, budgets, deep, tracing, registry,
+reduction → results → engines → api → rendering → cli.  A module of one may use a module of
+an earlier one, directly or through the support modules (errors, budgets, deep, tracing, registry,
 testing, …), never one of a later one.  Between modules -- within a package too --
 there is no import cycle.  The command line (``pullback_calc/cli/``) and the renderers
 (``pullback_calc/rendering/``) do not know each other's insides (issue 13), and a

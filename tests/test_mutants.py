@@ -87,7 +87,8 @@ def test_a_mutant_named_in_the_environment_is_in_force_for_the_whole_run():
     assert clean.returncode == 0, clean.stdout[-2000:]
     broken = _pytest_under("15-swap-partials", target)
     assert broken.returncode == 1, broken.stdout[-2000:]
-    assert "FAILED tests/test_jacobian.py::test_running_example_row_and_normal_form" in broken.stdout
+    failed = "FAILED tests/test_jacobian.py::test_running_example_row_and_normal_form"
+    assert failed in broken.stdout
 
 
 def test_install_replaces_the_rule_for_the_process():

@@ -30,7 +30,8 @@ PROGRAMS = [
     ("λy. ⟨π2 y, π1 y × π1 y⟩", [(1.0, 2.0), (-3.0, 0.5)]),
     ("λy. π1 y × π2 y × π3 y", [(1.0, 2.0, 3.0), (0.5, -1.0, 4.0)]),
     ("λ⟨r, t⟩. ⟨r × cos(t), r × sin(t)⟩", [(2.0, 0.5), (1.0, 3.0)]),
-    ("λ⟨x, y⟩. let u = exp(x) in let v = u × y in ⟨v, v × u, log(u + v)⟩", [(0.1, 0.2), (1.0, 1.0)]),
+    ("λ⟨x, y⟩. let u = exp(x) in let v = u × y in ⟨v, v × u, log(u + v)⟩",
+     [(0.1, 0.2), (1.0, 1.0)]),
     ("λx. let a = sin(x) in let b = a × a in let c = b × b in c × c", [(0.7,), (1.9,)]),
     ("λ⟨w1, w2, b⟩. (tanh(w1 × 0.5 + w2 × (-1.5) + b) − 0.25) ^ 2", [(0.1, 0.2, 0.3), (-1, 1, 0)]),
     ("λ⟨x, y⟩. sqrt(x × x + y × y)", [(3.0, 4.0), (1.0, 1.0)]),
@@ -66,7 +67,8 @@ def test_at_least_thirty_programs_using_every_function_symbol():
     assert len(PROGRAMS) >= 30
     used = set()
     for src, _ in PROGRAMS:
-        for u in __import__("pullback_calc.syntax.terms", fromlist=["subterms"]).subterms(pc.parse(src)):
+        terms = __import__("pullback_calc.syntax.terms", fromlist=["subterms"])
+        for u in terms.subterms(pc.parse(src)):
             if hasattr(u, "op"):
                 used.add(u.op)
     assert used == set(PRIMS)

@@ -58,7 +58,8 @@ def test_higher_order_and_tuple_patterns():
     assert pc.pretty(t.entries[0].adjoint) == "dl (λx. λacc. x × acc) 1"
     t2 = tape("λ⟨x, y⟩. let ⟨a, b⟩ = ⟨x × y, sin(x)⟩ in a × b", at=[0.5, 2])
     pair = t2.entries[2]
-    assert pair.name == "⟨a, b⟩" and pc.pretty(pair.adjoint) == f"⟨{pc.pretty(Num(math.sin(0.5)))}, 1⟩"
+    assert pair.name == "⟨a, b⟩"
+    assert pc.pretty(pair.adjoint) == f"⟨{pc.pretty(Num(math.sin(0.5)))}, 1⟩"
 
 
 def test_elementary_body_and_rows():

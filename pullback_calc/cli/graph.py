@@ -21,7 +21,8 @@ BUDGET = 60  # --full's terms by default in a drawing (the explorer's: explorer.
 
 
 def add(sub) -> None:
-    p = sub.add_parser("graph", help="reduction graphs with graphviz, or one to explore in a browser",
+    p = sub.add_parser("graph",
+                       help="reduction graphs with graphviz, or one to explore in a browser",
                        allow_abbrev=False,
                        description="Draw a reduction graph with graphviz: the strategy's path "
                                    "(default; phases coloured, premises as clusters) or, with "

@@ -159,7 +159,8 @@ def run(args, out) -> int:
     if args.at is not None:
         args.jacobian = True
     if args.jacobian and args.at is None:
-        raise UsageError("--jacobian needs the point: --at X,Y,… (see 'pullback-calc trace --help')")
+        raise UsageError("--jacobian needs the point: --at X,Y,… "
+                         "(see 'pullback-calc trace --help')")
     if args.row is not None and not args.jacobian:
         raise UsageError("--row needs --jacobian and --at (see 'pullback-calc trace --help')")
     if args.terms == "table" and args.format != "json":

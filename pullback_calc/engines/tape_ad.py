@@ -300,7 +300,7 @@ def jacobian(f: T.Term, point, cotangents: Optional[list] = None) -> EngineResul
             if isinstance(leaf, Cell) and leaf.tape is tape and s != 0.0:
                 start[leaf.index] = s if leaf.index not in start else start[leaf.index] + s
         adjoint = engine.sweep(tape, start)
-        rows.append(_flat(_rebuild(xc, lambda c: adjoint.get(c.index, 0.0))))
+        rows.append(_flat(_rebuild(xc, lambda c: adjoint.get(c.index, 0.0))))  # noqa: B023
     return EngineResult("tape", rows, measure.freeze("tape cells"), tape)
 
 

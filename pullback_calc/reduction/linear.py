@@ -31,8 +31,8 @@ from typing import Any, Optional, Union
 from ..deep import bottom_up
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
-from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var, Zero, ZERO,
-                            TERM_CLASSES, fresh, remake)
+from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var,
+                            Zero, ZERO, TERM_CLASSES, fresh, remake)
 from ..syntax.terms import ISZERO, ISZERO_K
 
 from .env import PatVars
@@ -692,10 +692,11 @@ def share(coefficients: list) -> tuple[list, list]:
     """The coefficient terms as one term that computes every operation once:
     ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
     compound sub-terms (operations) that occur more than once among the
-    coefficients and are closed (they reduce to numerals) -- shared as one node by the composition (a scalar k
-    distributed over a nested combination is the same term in every product
-    it enters) or equal -- each named once, children before parents.  Returns
-    (the bindings, the tuple) for the caller to build the let series.
+    coefficients and are closed (they reduce to numerals) -- shared as one node
+    by the composition (a scalar k distributed over a nested combination is the
+    same term in every product it enters) or equal -- each named once, children
+    before parents.  Returns (the bindings, the tuple) for the caller to build
+    the let series.
 
     Without this, reducing the tuple would redo a shared product in every
     coefficient it enters: distributing the nested tangent

@@ -44,10 +44,11 @@ def explorer_data(term: Union[Term, str], *, node_budget: int = NODE_BUDGET,
     ``nodes``: ``[term, depth, flags, hidden, via, left, mid, right]`` (``flags``:
     NORMAL, MEETING, ON_CBV; ``hidden``: reducts left out by the budget; ``via``: the
     edge it was first reached by, -1 for the start; its label: a window of about
-    ``label_width`` characters on the term around ``mid``, what that step made); ``edges``: ``[source, target, rule,
-    redex, contractum, on_cbv, position]`` (nodes as indexes into ``nodes``, rules
-    into ``rules``, terms into ``N``); ``cbv``: the call-by-value path as node
-    indexes, ``cbv_complete`` whether it reaches a normal form in the graph."""
+    ``label_width`` characters on the term around ``mid``, what that step made);
+    ``edges``: ``[source, target, rule, redex, contractum, on_cbv, position]`` (nodes
+    as indexes into ``nodes``, rules into ``rules``, terms into ``N``); ``cbv``: the
+    call-by-value path as node indexes, ``cbv_complete`` whether it reaches a normal
+    form in the graph."""
     x = explore(term, node_budget, cbv_max_steps)
     number = {n.id: k for k, n in enumerate(x.nodes)}
     L = _Labels(unicode, label_width, None)

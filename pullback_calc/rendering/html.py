@@ -237,7 +237,8 @@ class TraceView:
         from pathlib import Path
         p = Path(path)
         render = {"text": self.to_text, "latex": lambda: self.to_latex(standalone=True),
-                  "json": self.to_json, "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower(), ""))
+                  "json": self.to_json,
+                  "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower(), ""))
         if render is None:
             raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
         from .output import write_atomic

@@ -77,8 +77,8 @@ def _char(c: str, math: bool) -> str:
              "⟨": r"\langle", "⟩": r"\rangle", "⋆": r"\star", "×": r"\times", "−": "-",
              "·": r"\cdot", "…": r"\dots", "𝟎": r"\mathbf{0}", "Ω": r"\Omega", "⊢": r"\vdash",
              "⇓": r"\Downarrow", "λ": r"\lambda"}
-    sub = re.fullmatch(r"(subscript|superscript) (zero|one|two|three|four|five|six|seven|eight|nine)",
-                       name)
+    sub = re.fullmatch(r"(subscript|superscript) "
+                       r"(zero|one|two|three|four|five|six|seven|eight|nine)", name)
     if sub:
         d = "_" if sub[1] == "subscript" else "^"
         digit = str(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",

@@ -33,7 +33,8 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj):
         if isinstance(obj, Term):
             cls = type(obj)  # __match_args__: the constructor's parameters, in order
-            return _rebuild, (cls, tuple(getattr(obj, n) for n in cls.__match_args__))  # (a lazy sum: its items)
+            # (a lazy sum: its items, made now)
+            return _rebuild, (cls, tuple(getattr(obj, n) for n in cls.__match_args__))
         return NotImplemented
 
 

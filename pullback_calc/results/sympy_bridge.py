@@ -170,8 +170,8 @@ def _input_type(f: Lam, nsym: Optional[int], n: Optional[int]) -> Type:
         elif nsym or n:
             ty = rn(nsym or n or 0)
         else:
-            raise _err(f"to_sympy: cannot tell the dimension of the input {getattr(f.pat, 'name', f.pat)}; "
-                       f"pass n= or symbols=", f)
+            raise _err(f"to_sympy: cannot tell the dimension of the input "
+                       f"{getattr(f.pat, 'name', f.pat)}; pass n= or symbols=", f)
     leaves = real_leaves(ty)
     assert leaves is not None  # (built from R, or checked to be)
     k = len(leaves)

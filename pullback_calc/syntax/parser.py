@@ -338,7 +338,8 @@ def _translate(e: LarkError, text: str, start: str) -> ParseError:
         return ParseError(f"unexpected {_found(tok)}" + (f"; expected {exp}" if exp else "")
                           + hint, pos)
     if isinstance(e, UnexpectedInput):  # UnexpectedEOF and friends
-        return ParseError(f"unexpected end of input; expected {_expected(getattr(e, 'expected', ()))}",
+        expected = _expected(getattr(e, "expected", ()))
+        return ParseError(f"unexpected end of input; expected {expected}",
                           _end_pos(text))
     return ParseError(str(e), None)
 
@@ -464,10 +465,12 @@ def _collapse(text: str) -> tuple[str, list]:
         name = (r"(?!(?:" + words + r"|pi[0-9]+)(?!" + _NAME_CONT + r"))" + _NAME_RE
                 + r"(?!" + _NAME_CONT + r")")
         op = r"(?<!\+)\+(?!\+)|-(?!>)|−|×|(?<!\^)\*|/|\^(?!\*)|⊕"
-        _RUN = re.compile(r"(?P<op>" + op + r")\s*(?:(?P<n>" + number + r")(?P<ntail>(?:\s*(?P=op)\s*"
-                          + number + r"){1,4096})|" + name + r"(?P<tail>(?:\s*(?P=op)\s*" + name + r"){1,4096}))")
+        _RUN = re.compile(r"(?P<op>" + op + r")\s*(?:(?P<n>" + number
+                          + r")(?P<ntail>(?:\s*(?P=op)\s*" + number + r"){1,4096})|" + name
+                          + r"(?P<tail>(?:\s*(?P=op)\s*" + name + r"){1,4096}))")
         # and runs of unary minus: after two, the others push the same state
-        _RUN = re.compile(_RUN.pattern + r"|[-−](?!>)\s*[-−](?!>)(?P<mtail>(?:\s*[-−](?!>)){1,4096})")
+        _RUN = re.compile(_RUN.pattern
+                          + r"|[-−](?!>)\s*[-−](?!>)(?P<mtail>(?:\s*[-−](?!>)){1,4096})")
     cuts: list = []
     removed = 0
 

@@ -136,8 +136,8 @@ def show_type(t: Type, unicode: bool = True, names: Optional[dict] = None) -> st
         elif isinstance(t, TVar):
             if t.id not in names:
                 k = len(names)
-                names[t.id] = (_GREEK[k % len(_GREEK)] + ("" if k < len(_GREEK) else str(k // len(_GREEK)))
-                               if unicode else f"'t{k}")
+                greek = _GREEK[k % len(_GREEK)] + ("" if k < len(_GREEK) else str(k // len(_GREEK)))
+                names[t.id] = greek if unicode else f"'t{k}"
             out.append(names[t.id])
         elif isinstance(t, DualT):
             stack += ["⋆" if unicode else "^*", (t.of, 3)]

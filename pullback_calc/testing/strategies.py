@@ -675,10 +675,10 @@ class _Gen:
                 k = self.k_var(R, c, e)
             else:
                 k = self.k_projvar(R, c, e)
-            s = self.lin(R, ctx, xs, e)
-            if not (fv(s) & xs):       # c × 𝟎 is not linear by lin(S) (no argument mentions xs)
-                return s
-            return Prim("mul", (k, s) if self.flip(2) else (s, k))
+            lin = self.lin(R, ctx, xs, e)
+            if not (fv(lin) & xs):     # c × 𝟎 is not linear by lin(S) (no argument mentions xs)
+                return lin
+            return Prim("mul", (k, lin) if self.flip(2) else (lin, k))
         if kind in ("add", "sub"):
             return Prim(kind, (self.lin(R, ctx, xs, e), self.lin(R, ctx, xs, e)))
         if kind == "neg":

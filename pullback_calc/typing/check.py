@@ -449,7 +449,7 @@ class _Checker:
                     stuck.append((t, ta, r, pos))
                 else:
                     self.expect(self.project(t, ta, pos), r, t,
-                                lambda: f"the projection `{_show(t)}`", pos)
+                                lambda: f"the projection `{_show(t)}`", pos)  # noqa: B023
             if len(stuck) == len(todo):
                 t, ta, _, pos = stuck[0]
                 self.project(t, ta, pos, final=True)  # raises

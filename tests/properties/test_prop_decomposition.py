@@ -333,8 +333,8 @@ def node_rules(t: Term, forward: bool = False) -> set:
 
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
-OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3", frozenset({"3", "7J"}): "3",
-            frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
+OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3",
+            frozenset({"3", "7J"}): "3", frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 
 def eta_map(lam: Lam) -> bool:

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _substitution_work(monkeypatch, n: int) -> tuple[int, list]:
     seen = {"nodes": 0}
-    orig = S.bottom_up
+    orig = D.bottom_up  # (substitution's walk: subst.py itself calls bottom_up_shared)
 
     def counting(root, open_, close):
         def counted(item):
@@ -29,7 +29,6 @@ def _substitution_work(monkeypatch, n: int) -> tuple[int, list]:
             return open_(item)
         return orig(root, counted, close)
 
-    monkeypatch.setattr(S, "bottom_up", counting)
     monkeypatch.setattr(D, "bottom_up", counting)
     r = pc.jacobian_row(church_sum(n), [0.1 * i for i in range(n)], 0, record=False)
     return seen["nodes"], r.row

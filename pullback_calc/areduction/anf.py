@@ -149,13 +149,14 @@ def a_name(t: Term) -> Term:
 
 def a_lift(t: Term) -> Term:
     """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L."""
-    assert isinstance(t, App)
-    outer, inner = t.fun, t.arg
-    assert isinstance(outer, Lam) and isinstance(inner, App) and isinstance(inner.fun, Lam)
-    if inner.fun._flags & FRESH:
-        r, m = inner.fun.pat, inner.fun.body
+    # (the A-redex a_redex found: lets, one bound to the other; no check at each step)
+    outer: Lam = t.fun  # type: ignore[attr-defined]
+    inner: App = t.arg  # type: ignore[attr-defined]
+    lam: Lam = inner.fun  # type: ignore[assignment]
+    if lam._flags & FRESH:
+        r, m = lam.pat, lam.body
     else:  # a let the user wrote: r must not capture a free variable of L
-        r, m = rename_apart(inner.fun.pat, inner.fun.body, fv(outer.body))
+        r, m = rename_apart(lam.pat, lam.body, fv(outer.body))
     return App(Lam(r, App(Lam(outer.pat, outer.body, outer.ann), m)), inner.arg, t.pos)
 
 

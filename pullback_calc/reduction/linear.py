@@ -237,7 +237,7 @@ def is_zero(v: Term) -> bool:
     if f & ISZERO_K:
         return bool(f & ISZERO)
     if type(v) not in _ZERO_NODES:
-        return bool(_zero_known(v))  # a leaf (a direction variable, a numeral, …): no walk
+        return _zero_known(v) is True  # a leaf (a direction variable, a numeral, …): no walk
     stack = [v]  # post-order without recursion
     while stack:
         u = stack.pop()
@@ -254,7 +254,7 @@ def is_zero(v: Term) -> bool:
         else:
             stack.append(u)
             stack.extend(kids)
-    return bool(_zero_known(v))  # (known now)
+    return _zero_known(v) is True  # (known now)
 
 
 _ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts

@@ -404,17 +404,15 @@ def _jacobian_tail(t: Optional[Term]) -> Optional[Jac]:
 def bind_pattern(pat: Term, value: Term, out: Optional[dict] = None) -> dict:
     """The substitution [value/pat]: destructure tuples, project otherwise."""
     out = {} if out is None else out
-    stack = [(pat, value)]
+    stack: list = [(pat, value)]  # (a pattern: variables in tuples)
     while stack:
         p, v = stack.pop()
         if isinstance(p, Var):
             out[p.name] = v
+        elif isinstance(v, Tuple) and len(v.items) == len(p.items):
+            stack.extend(zip(p.items, v.items))
         else:
-            assert isinstance(p, Tuple), p  # a pattern: variables in tuples
-            if isinstance(v, Tuple) and len(v.items) == len(p.items):
-                stack.extend(zip(p.items, v.items))
-            else:
-                stack.extend((pi, Proj(i, v)) for i, pi in enumerate(p.items, 1))
+            stack.extend((pi, Proj(i, v)) for i, pi in enumerate(p.items, 1))
     return out
 
 

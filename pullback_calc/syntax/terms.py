@@ -97,6 +97,7 @@ class Term:
     _fvc: Any = None
     _lcobj: Any = None
     _pidx: Optional[tuple] = None
+    _dir: Optional[Term] = None
 
     # ---- structure (each class writes its own: these run at every step) -----
     def children(self) -> tuple[Term, ...]:
@@ -685,13 +686,12 @@ def is_pattern(t: Term) -> bool:
 def pattern_vars(p: Term) -> list[str]:
     """Variables of a pattern, left to right."""
     out: list[str] = []
-    stack = [p]
+    stack: list = [p]  # (a pattern: variables in tuples)
     while stack:
         u = stack.pop()
         if isinstance(u, Var):
             out.append(u.name)
         else:
-            assert isinstance(u, Tuple), u  # a pattern: variables in tuples
             stack.extend(reversed(u.items))
     return out
 
@@ -933,12 +933,12 @@ def direction_name(name: str) -> str:
 def direction_pattern(p: Term) -> Term:
     """The pattern of directions of ``p``; cached on the pattern node, so the
     direction of ⟨p, x⟩ shares the (identical) direction pattern of ``p``."""
-    assert isinstance(p, (Var, Tuple)), p  # a pattern
     cached = p._dir
     if cached is not None:
         return cached
     if isinstance(p, Var):
         d: Term = Var(direction_name(p.name))
+        p._dir = d
     else:
         # iterative for deep environments
         order: list[Tuple] = []
@@ -948,9 +948,10 @@ def direction_pattern(p: Term) -> Term:
             if isinstance(u, Tuple) and u._dir is None:
                 order.append(u)
                 stack.extend(u.items)
-        for node in reversed(order):  # (p's is made last)
-            d = node._dir = Tuple(tuple(direction_pattern(it) for it in node.items))
-    p._dir = d
+        for node in reversed(order):  # (children first, p's last: each item's is made)
+            d = node._dir = Tuple(tuple(
+                direction_pattern(it) if isinstance(it, Var) else it._dir  # type: ignore[misc]
+                for it in node.items))
     return d
 
 

@@ -407,7 +407,12 @@ def expand_paths(doc: dict) -> dict:
 
 # ---- streamed: JSON lines -----------------------------------------------------------------
 
-STREAM_MEMO = 2_000  # nodes (twice: two generations)
+# bounded printing's memo while streaming, in nodes (twice: two generations): it keeps
+# the nodes it printed alive, so the shared one (20,000) would hold more than the trace
+# itself; much smaller, and the walks along a long chain's spine find it emptied and
+# start over (2,000: ×8 in time from a 2,000- to a 4,000-deep sin chain; 5,000: ×2
+# up to 8,000)
+STREAM_MEMO = 5_000
 
 
 class JsonlTrace:
@@ -430,8 +435,7 @@ class JsonlTrace:
         if every < 1:
             raise ValueError("every must be at least 1")
         self.out, self._file = out, None
-        # bounded printing's memo, its own and smaller than the shared one: it keeps
-        # the terms it printed alive, which would otherwise go as the reduction goes on
+        # bounded printing's memo, its own and smaller than the shared one (STREAM_MEMO)
         self.w = _Writer(spelling, max_term, paths, memo=_Memo(STREAM_MEMO))
         self.phases = parse_phases(phases) if isinstance(phases, str) else phases
         self.rules = parse_rules(rules) if isinstance(rules, str) else rules

@@ -3,6 +3,11 @@
 
     python benchmarks/bench.py [--quick] [--json out.json] [--max-size N]
                                [--case-budget SECONDS] [--profile FAMILY:N[:WHAT]]
+                               [--compare] [--in-process]
+
+Each family runs in a fresh process (unless --in-process), so that no family's
+caches, heap or names change another's figures; every table prints µs per step
+and steps per elementary operation (per element, for the Church lists).
 
 Three program families are generated *as text* (so the parser is exercised)
 for growing sizes n:
@@ -415,10 +420,16 @@ class Case:
     def us_per_step(self) -> float:
         return 1e6 * self.grad_s / self.grad_steps if self.grad_steps else float("nan")
 
+    @property
+    def steps_per_op(self) -> float:
+        """Gradient steps per elementary operation of the program (--compare's count)."""
+        cf = COMPARE.get(self.family)
+        return self.grad_steps / cf.ops(self.n) if cf is not None else float("nan")
+
     def to_json(self) -> dict:
         d = asdict(self)
         d.update(steps_ratio=self.steps_ratio, time_ratio=self.time_ratio,
-                 arith_ratio=self.arith_ratio,
+                 arith_ratio=self.arith_ratio, steps_per_op=self.steps_per_op,
                  steps_per_node=self.steps_per_node, us_per_step=self.us_per_step)
         return d
 
@@ -509,13 +520,19 @@ class ChurchCase:
         return self.grad_steps / self.n
 
     @property
+    def us_per_step(self) -> float:
+        """µs per step of the gradient (with its trace, as the row times it)."""
+        return 1e6 * self.grad_s / self.grad_steps if self.grad_steps else float("nan")
+
+    @property
     def arith_ratio(self) -> float:
         """The cheap-gradient principle in arithmetic steps: gradient / evaluation."""
         return self.grad_arith / self.eval_arith if self.eval_arith else float("nan")
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d.update(steps_per_element=self.steps_per_element, arith_ratio=self.arith_ratio)
+        d.update(steps_per_element=self.steps_per_element, arith_ratio=self.arith_ratio,
+                 us_per_step=self.us_per_step)
         return d
 
 
@@ -600,7 +617,8 @@ def fit(cases: list[Case], tail: Optional[int] = None) -> dict:
 
 HEADER = (f"{'n':>6} {'nodes':>7} {'parse ms':>9} {'eval st':>8} {'eval ms':>9} "
           f"{'grad st':>8} {'grad ms':>10} {'st ratio':>8} {'t ratio':>8} "
-          f"{'st/node':>7} {'µs/step':>8} {'k':>2} {'max err':>8} {'arith e/g':>11} {'ratio':>5}")
+          f"{'st/node':>7} {'st/op':>6} {'µs/step':>8} {'k':>2} {'max err':>8} "
+          f"{'arith e/g':>11} {'ratio':>5}")
 
 
 def fmt_row(c: Case) -> str:
@@ -608,9 +626,9 @@ def fmt_row(c: Case) -> str:
     return (f"{c.n:>6} {c.nodes:>7} {1e3 * c.parse_s:>9.1f} {c.eval_steps:>8} "
             f"{1e3 * c.eval_s:>9.1f} {c.grad_steps:>8} {1e3 * c.grad_s:>10.1f} "
             f"{c.steps_ratio:>8.2f} {c.time_ratio:>8.1f} {c.steps_per_node:>7.2f} "
+            f"{c.steps_per_op:>6.1f} "
             f"{c.us_per_step:>8.1f} {c.repeats:>2} {max(c.value_err, c.grad_err):>8.1e} "
-            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f} "
-            f"{c.forward_premises:>4}/{c.tangent_premises:<4}{flag}")
+            f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f}{flag}")
 
 
 def _verdict(e: float) -> str:
@@ -636,7 +654,8 @@ def fmt_fit(name: str, f_all: dict, f_tail: Optional[dict]) -> str:
 
 
 CHURCH_HEADER = (f"{'n':>6} {'eval st':>8} {'grad st':>9} {'st/elt':>7} {'×2 ratio':>8} "
-                 f"{'apply st':>9} {'×2 ratio':>8} {'grad ms':>10} {'apply ms':>9} {'max err':>8} "
+                 f"{'apply st':>9} {'×2 ratio':>8} {'grad ms':>10} {'µs/step':>8} {'apply ms':>9} "
+                 f"{'max err':>8} "
                  f"{'arith e/g':>11} {'ratio':>5} {'fwd/prem':>9}")
 
 
@@ -649,7 +668,7 @@ def fmt_church_row(c: ChurchCase, prev: Optional[ChurchCase]) -> str:
     return (f"{c.n:>6} {c.eval_steps:>8} {c.grad_steps:>9} {c.steps_per_element:>7.2f} "
             f"{ratio(c.grad_steps, prev.grad_steps if doubled else None)} {c.apply_steps:>9} "
             f"{ratio(c.apply_steps, prev.apply_steps if doubled else None)} "
-            f"{1e3 * c.grad_s:>10.1f} {1e3 * c.apply_s:>9.1f} "
+            f"{1e3 * c.grad_s:>10.1f} {c.us_per_step:>8.1f} {1e3 * c.apply_s:>9.1f} "
             f"{max(c.value_err, c.deriv_err):>8.1e} "
             f"{c.eval_arith:>5}/{c.grad_arith:<5} {c.arith_ratio:>5.2f} "
             f"{c.forward_premises:>4}/{c.tangent_premises:<4}{flag}")
@@ -952,6 +971,16 @@ class CompareCase:
         t = self.cpu.get(what)
         return 1e6 * t / self.ops if t is not None else float("nan")
 
+    @property
+    def steps_per_op(self) -> float:
+        return self.grad_steps / self.ops if self.ops else float("nan")
+
+    @property
+    def us_per_step(self) -> float:
+        """CPU µs per step of the gradient (no trace)."""
+        t = self.cpu.get("grad")
+        return 1e6 * t / self.grad_steps if t is not None and self.grad_steps else float("nan")
+
     def ratio(self, what: str = "grad", ref: str = "autograd") -> float:
         a, b = self.cpu.get(what), self.cpu.get(ref)
         return a / b if a is not None and b else float("nan")
@@ -1078,7 +1107,8 @@ def run_compare(names: list, quick: bool = False, max_size: Optional[int] = None
         if max_size is not None:
             sizes = [s for s in sizes if s <= max_size]
         print(f"\n== {nm}: {cf.family.title}")
-        print(f"{'n':>6} {'ops':>6} {'grad st':>8} {'grad ms':>9} {'wall ms':>9} {'µs/op':>7} "
+        print(f"{'n':>6} {'ops':>6} {'grad st':>8} {'st/op':>6} {'grad ms':>9} {'wall ms':>9} "
+              f"{'µs/st':>6} {'µs/op':>7} "
               f"{'ag ms':>9} {'ag µs/op':>8} {'×ag':>6} {'tape ms':>9} {'×tape':>6} "
               f"{'eval st':>8} {'eval ms':>9} {'k':>2} {'max err':>8}")
         cases: list = []
@@ -1099,14 +1129,16 @@ def run_compare(names: list, quick: bool = False, max_size: Optional[int] = None
             c = compare_case(cf, n, rounds=rounds, skip=frozenset(skip))
             cases.append(c)
             errs = max(c.err.values(), default=0.0)
-            print(f"{n:>6} {c.ops:>6} {c.grad_steps:>8} {_fmt_ms(c.cpu.get('grad'))} "
-                  f"{_fmt_ms(c.wall.get('grad'))} {c.us_per_op('grad'):>7.1f} "
+            print(f"{n:>6} {c.ops:>6} {c.grad_steps:>8} {c.steps_per_op:>6.1f} "
+                  f"{_fmt_ms(c.cpu.get('grad'))} {_fmt_ms(c.wall.get('grad'))} "
+                  f"{c.us_per_step:>6.2f} {c.us_per_op('grad'):>7.1f} "
                   f"{_fmt_ms(c.cpu.get('autograd'))} {c.us_per_op('autograd'):>8.1f} "
                   f"{c.ratio('grad', 'autograd'):>6.1f} {_fmt_ms(c.cpu.get('tape'))} "
                   f"{c.ratio('grad', 'tape'):>6.0f} {c.eval_steps or '-':>8} "
                   f"{_fmt_ms(c.cpu.get('eval'))} {c.rounds:>2} {errs:>8.1e}"
                   + ("" if errs <= max(cf.family.grad_tol, 1e-9) else "  WRONG"), flush=True)
-        fam_report: dict = {"cases": [asdict(c) for c in cases]}
+        fam_report: dict = {"cases": [dict(asdict(c), us_per_step=c.us_per_step,
+                                           steps_per_op=c.steps_per_op) for c in cases]}
         for w in ("grad", "eval"):
             g = _growth(cases, w)
             if g:
@@ -1221,6 +1253,41 @@ def run_church_family(nm: str, args, report: dict) -> bool:
     return not bad
 
 
+def in_fresh_processes(args, names: list) -> int:
+    """Each family in a process of its own (this script with --in-process), its
+    output passed through; --json: their reports merged."""
+    import subprocess
+    import tempfile
+    merged: dict = {"families": {}, "goals": []}
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for nm in names:
+            out = os.path.join(tmp, f"{nm}.json")
+            cmd = [sys.executable, os.path.abspath(__file__), "--in-process", "--families", nm,
+                   "--case-budget", str(args.case_budget), "--json", out]
+            cmd += ["--quick"] * args.quick + ["--compare"] * args.compare
+            cmd += ["--no-memory"] * args.no_memory
+            if args.max_size is not None:
+                cmd += ["--max-size", str(args.max_size)]
+            sys.stdout.flush()
+            status = max(status, subprocess.run(cmd).returncode)
+            if os.path.exists(out):
+                with open(out) as fh:
+                    rep = json.load(fh)
+                merged["families"].update(rep.pop("families", {}))
+                merged["goals"] += rep.pop("goals", [])
+                for k, v in rep.items():
+                    merged.setdefault(k, v)
+    if args.compare and merged["goals"]:
+        print("\ngoals, every family:")
+        for g in merged["goals"]:
+            print(f"  {'PASS' if g['pass'] else 'FAIL'}  {g['goal']}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(merged, fh, indent=1, default=float)
+    return status
+
+
 def main(argv: Optional[list] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes only (< ~30 s)")
@@ -1242,7 +1309,19 @@ def main(argv: Optional[list] = None) -> int:
                          "rounds, medians, CPU and wall time, peak memory, the goals of "
                          "issue 10); --families: " + ", ".join(COMPARE))
     ap.add_argument("--no-memory", action="store_true", help="--compare: skip peak memory")
+    ap.add_argument("--in-process", action="store_true",
+                    help="run every family in this process (default: each in a fresh one, "
+                         "so that one family's caches and heap do not change another's "
+                         "figures)")
     args = ap.parse_args(argv)
+    if not args.profile and not args.in_process:
+        names = [s.strip() for s in args.families.split(",") if s.strip()]
+        if args.compare and args.families in (",".join(FAMILIES), ap.get_default("families")):
+            names = list(COMPARE)
+        names = [m for nm in names for m in (CHURCH_LISTS if nm == "church" and not args.compare
+                                             else [nm])]
+        if len(names) > 1:
+            return in_fresh_processes(args, names)
 
     if args.compare:
         default = args.families in (",".join(FAMILIES), ap.get_default("families"))

@@ -19,6 +19,7 @@ def test_bench_rendering_runs():
         sys.modules.pop(spec.name, None)
     rows = result["rows"]
     assert [r["steps"] for r in rows] == [52, 106]  # 9n - 2 steps for depth n
-    assert all(r[k]["bytes"] > 0 for r in rows for k in ("text", "json", "json-table", "html"))
-    assert set(result["exponents"]) == {"text", "json", "json-table", "html"}
+    assert all(r[k]["bytes"] > 0 for r in rows
+               for k in ("text", "json", "json-table", "html", "latex"))
+    assert set(result["exponents"]) == {"text", "json", "json-table", "html", "latex"}
     assert "growth exponents" in out.getvalue()

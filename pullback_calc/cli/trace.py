@@ -2,7 +2,9 @@
 
 Text and JSON are written as they are rendered (a 100,000-step trace is never one
 string in memory); HTML and LaTeX show at most ``--show-steps`` steps of the main
-derivation (its beginning and end), saying what they left out.
+derivation (its beginning and end), saying what they left out.  JSON lines
+(``-f jsonl``, or ``-o T.jsonl``) are written as the term is reduced, a step a line, and
+no step is kept: the memory does not grow with the trace.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from .source import Source, output_count
 # At most this many steps of the main derivation by default (0: all): a browser
 # stays responsive, and a LaTeX document still compiles.
 SHOW_STEPS = {"html": 20_000, "latex": 2_000, "text": None, "json": None}
+FORMATS = TRACE_FORMATS + ("jsonl",)
 
 
 def add(sub) -> None:
@@ -29,9 +32,10 @@ def add(sub) -> None:
                                    "pullback_calc/rendering/json_trace.py) or HTML (an "
                                    "interactive stepper, one self-contained page).")
     source_args(p)
-    p.add_argument("--format", "-f", choices=TRACE_FORMATS, default=None,
+    p.add_argument("--format", "-f", choices=FORMATS, default=None,
                    help="output format (default: from -o's suffix -- .txt, .tex, .json, "
-                        ".html -- else text)")
+                        ".jsonl, .html -- else text); jsonl: JSON lines, a step a line, "
+                        "written as the term is reduced (no step is kept in memory)")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write to OUT instead of standard output (its suffix may not name "
                         "another format than --format)")
@@ -55,7 +59,7 @@ def add(sub) -> None:
                         "default 100)")
     p.add_argument("--max-term", type=max_term, default=None, metavar="N",
                    help="json/html/latex: abbreviate terms to about N characters (0: in full; "
-                        "default 400 for json, 160 for html, 200 for latex)")
+                        "default 400 for json and jsonl, 160 for html, 200 for latex)")
     p.add_argument("--no-premises", action="store_true", help="leave premises out")
     p.add_argument("--fragment", action="store_true",
                    help="latex: a fragment to paste into a document (default: a whole "
@@ -118,6 +122,34 @@ def _reduce(args, source, term):
     return res.trace, term, res.value, args.title or f"Reduction of {source.name}"
 
 
+def _stream(args, source, term, out) -> int:
+    """-f jsonl: each step written as it is taken (``JsonlTrace``); -o: the file
+    appears whole when the reduction ends, or not at all."""
+    from .. import jacobian_row, reduce
+    from ..rendering.json_trace import JsonlTrace
+    options = dict(spelling="ascii" if args.ascii else "unicode",
+                   max_term=term_limit(args.max_term), paths=args.paths,
+                   phases=args.phase, rules=args.rule, every=args.every,
+                   premises=not args.no_premises)
+    if args.jacobian:
+        output_count(term, args.at, source)
+    else:
+        source.typecheck(term)
+    if not args.jacobian:
+        options["term"] = term  # (a row's term is made by jacobian_row: in the last line)
+    with (JsonlTrace(out, **options) if args.output is None else
+          JsonlTrace(args.output, **options)) as w, progress.reduction():
+        if args.jacobian:
+            r = jacobian_row(term, args.at, args.row or 0, max_steps=args.max_steps,
+                             verify=args.verify, on_step=w)
+            w.finish(r.covector, term=r.term)
+        else:
+            r = reduce(term, max_steps=args.max_steps, check=False, verify=args.verify,
+                       on_step=w)
+            w.finish(r.value)
+    return 0
+
+
 def _chunks(args, out, trace, start, value, title, done):
     """The rendered output, piece by piece."""
     u = not args.ascii
@@ -166,7 +198,13 @@ def run(args, out) -> int:
     if args.terms == "table" and args.format != "json":
         raise UsageError(f"--terms table is for --format json, not {args.format} (the html "
                          "stepper always shares its terms in a table)")
+    if args.format == "jsonl" and args.show_steps:
+        raise UsageError("--show-steps is not for --format jsonl: its steps are written as "
+                         "they are taken, before the last is known (--every K, --rule and "
+                         "--phase choose steps)")
     source = args.source = Source(args)
+    if args.format == "jsonl":
+        return _stream(args, source, source.term(), out)
     trace, start, value, title = _reduce(args, source, source.term())
     settle()
     from ..rendering.output import atomic_file

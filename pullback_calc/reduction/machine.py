@@ -347,12 +347,17 @@ class Machine:
     """Reduces terms to normal form, recording every step (and premise)."""
 
     def __init__(self, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-                 stop_after: Optional[int] = None, verify=None):
+                 stop_after: Optional[int] = None, verify=None, on_step=None):
         self.max_steps = max_steps
+        #: called with each step of the main derivation (its premises in it) as it is
+        #: taken, instead of keeping it in the trace: a trace streamed to a file
+        #: (rendering.json_trace.JsonlTrace) holds one step at a time, not all of them
+        self.on_step = on_step
+        self.streamed = 0  # steps given to on_step by this reduction
         #: called with (step, premise depth) after every step (``results.verify``:
         #: the step must keep the term's meaning); needs the trace
         self.verify = verify
-        self.record = record or verify is not None
+        self.record = record or verify is not None or on_step is not None
         self.stop_after = stop_after  # stop after this many steps of the main derivation
         self.next_step: Optional[Step] = None  # where it stopped: the next redex, in context
         self.top_steps = 0
@@ -373,6 +378,7 @@ class Machine:
         """(normal form, trace); ``own_scope=False``: fresh names from the scope the
         caller opened (many reductions of parts of one term, each not walking it)."""
         trace: list[Step] = []
+        self.streamed = 0
         with (fresh_scope(term) if own_scope else contextlib.nullcontext()), gcpause.paused():
             try:
                 value = self._run(term, trace)
@@ -481,8 +487,13 @@ class Machine:
             if self._level == 0:
                 self.top_steps += 1
             if self.record:
-                step = Step(len(trace), label, t, contractum, ctx, prem, self._phase)
-                trace.append(step)
+                streamed = self.on_step is not None and self._level == 0
+                step = Step(self.streamed if streamed else len(trace), label, t, contractum,
+                            ctx, prem, self._phase)
+                if streamed:
+                    self.streamed += 1
+                else:
+                    trace.append(step)
                 if self.verify is not None:
                     try:
                         self.verify(step, self._level)
@@ -490,6 +501,9 @@ class Machine:
                         if e.pos is None:  # the source position nearest the step
                             e.pos = _locate(D.materialise(t), materialise_ctx(ctx))
                         raise
+                if streamed:
+                    self.on_step(step)
+                    del step  # (kept by no one now: the loop holds no step)
             state = down(ctx, contractum)
 
     def _contract(self, label: str, t: Term):

@@ -194,7 +194,7 @@ def _iframe(page: str, height: int) -> str:
 
 #: the trace formats a file's suffix names (``TraceView.save``, ``pullback-calc trace -o``)
 SUFFIXES = {".txt": "text", ".text": "text", ".tex": "latex", ".latex": "latex",
-            ".json": "json", ".html": "html", ".htm": "html"}
+            ".json": "json", ".jsonl": "jsonl", ".html": "html", ".htm": "html"}
 
 
 class TraceView:

@@ -41,6 +41,20 @@ keeps, ``path_keep``, and the frames that follow, ``path_add``: its path is
 That keeps the output linear in the number of steps; ``expand_paths(doc)``
 rebuilds every ``path``.  ``paths="full"`` writes ``"path"`` itself (the output
 grows with steps × depth), ``paths="none"`` neither.
+
+**Streamed: JSON lines** (``JsonlTrace``; ``trace -f jsonl``).  The same
+document, one JSON object per line, written while the term is reduced, so that
+no step is kept once written (a long trace in memory that does not grow):
+
+    {"format": "pullback-calc-trace", "version": 1, "stream": "jsonl",
+     "spelling": …, "max_term": …, "paths": …, "term": …}      (the head: all but these)
+    {"index": 0, "rule": "A-name", …}                           (a step, as in "trace")
+    …
+    {"end": true, "steps": 52, "value": "…"}                    (the last line)
+
+``read_jsonl(lines)`` makes it the document ``trace_to_dict`` gives (``term``
+may stand in the last line instead of the head, when it was known only after
+the reduction; a stream without its last line did not finish).
 """
 from __future__ import annotations
 
@@ -50,10 +64,10 @@ from typing import Iterable, Optional
 from ..reduction.gcpause import paused
 from .table import TermTable
 from .table import text as _table_text
-from .text import PHASES, bounded, cap_steps, paused_batches, select_steps, ticker
+from .text import PHASES, _Memo, bounded, cap_steps, paused_batches, select_steps, ticker
 
 __all__ = ["TRACE_SCHEMA", "FRAME_KINDS", "trace_to_json", "trace_to_dict", "iter_trace_json",
-           "expand_paths", "term_text"]
+           "expand_paths", "term_text", "JsonlTrace", "read_jsonl"]
 
 FRAME_KINDS = {
     "prim": "argument `index` (from 0) of a function symbol f(…)",
@@ -187,7 +201,7 @@ def _frames_down_to(ctx, stop) -> list:
 
 class _Writer:
     def __init__(self, spelling: str, max_term: Optional[int], paths: str,
-                 terms: str = "text"):
+                 terms: str = "text", memo=None):
         if spelling not in ("unicode", "ascii", "both"):
             raise ValueError(f"spelling must be 'unicode', 'ascii' or 'both', not {spelling!r}")
         if paths not in ("delta", "full", "none"):
@@ -198,6 +212,7 @@ class _Writer:
             raise ValueError("terms='table' takes one spelling, 'unicode' or 'ascii'")
         self.spelling, self.max_term, self.paths = spelling, max_term, paths
         self.table = TermTable(spelling == "unicode") if terms == "table" else None
+        self.memo = memo  # bounded printing's (None: the shared one)
 
     def put(self, out: dict, key: str, t) -> bool:
         """Set out[key] (and out[key_ascii]); False if abbreviated."""
@@ -209,10 +224,10 @@ class _Writer:
         if self.table is not None:
             out[key] = self.table.node(t)
             return True
-        s, ok = bounded(t, self.spelling != "ascii", self.max_term)
+        s, ok = bounded(t, self.spelling != "ascii", self.max_term, self.memo)
         out[key] = s
         if self.spelling == "both":
-            out[key + "_ascii"], ok2 = bounded(t, False, self.max_term)
+            out[key + "_ascii"], ok2 = bounded(t, False, self.max_term, self.memo)
             ok = ok and ok2
         return ok
 
@@ -387,4 +402,128 @@ def expand_paths(doc: dict) -> dict:
             for p in s["premises"]:
                 stack.append(p["steps"])
     doc["paths"] = "full"
+    return doc
+
+
+# ---- streamed: JSON lines -----------------------------------------------------------------
+
+# bounded printing's memo while streaming, in nodes (twice: two generations): it keeps
+# the nodes it printed alive, so the shared one (20,000) would hold more than the trace
+# itself; much smaller, and the walks along a long chain's spine find it emptied and
+# start over (2,000: ×8 in time from a 2,000- to a 4,000-deep sin chain; 5,000: ×2
+# up to 8,000)
+STREAM_MEMO = 5_000
+
+
+class JsonlTrace:
+    """A trace written as JSON lines while it is reduced: pass the writer as
+    ``on_step`` to ``reduce`` or ``jacobian_row``, which then keeps no step::
+
+        with JsonlTrace("trace.jsonl", term=t) as w:
+            r = pc.reduce(t, on_step=w)
+            w.finish(r.value)
+
+    ``out``: a path (written atomically: the file appears whole, when the block
+    ends without an error, or not at all -- ``output.atomic_file``) or a text
+    stream (written as the steps come).  The options are ``trace_to_dict``'s,
+    but for ``show_steps`` and ``terms="table"``, which need the whole trace."""
+
+    def __init__(self, out, *, term=None, spelling: str = "unicode",
+                 max_term: Optional[int] = 400, paths: str = "delta", phases=None,
+                 rules=None, every: int = 1, premises: bool = True):
+        from .text import parse_phases, parse_rules
+        if every < 1:
+            raise ValueError("every must be at least 1")
+        self.out, self._file = out, None
+        # bounded printing's memo, its own and smaller than the shared one (STREAM_MEMO)
+        self.w = _Writer(spelling, max_term, paths, memo=_Memo(STREAM_MEMO))
+        self.phases = parse_phases(phases) if isinstance(phases, str) else phases
+        self.rules = parse_rules(rules) if isinstance(rules, str) else rules
+        self.every, self.premises = every, premises
+        self.chosen = self.count = 0   # steps of the main derivation chosen; all steps
+        self.prev: list = [None]       # delta paths run on from step to step
+        self.dumps = json.JSONEncoder(ensure_ascii=spelling == "ascii",
+                                      separators=(",", ":")).encode
+        self.head: dict = {"format": "pullback-calc-trace", "version": 1, "stream": "jsonl",
+                           "spelling": spelling, "max_term": max_term, "paths": paths}
+        if term is not None:
+            self.w.put(self.head, "term", term)
+        self.sink = None if isinstance(out, (str, bytes)) or hasattr(out, "__fspath__") \
+            else out
+        if self.sink is not None:
+            self._line(self.head)
+
+    def __enter__(self) -> "JsonlTrace":
+        if self.sink is None:
+            from .output import atomic_file
+            self._file = atomic_file(self.out)
+            self.sink = self._file.__enter__()
+            self._line(self.head)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._file is not None:
+            self._file.__exit__(*exc)
+            self._file = None
+
+    def _line(self, obj: dict) -> None:
+        self.sink.write(self.dumps(obj) + "\n")
+
+    def __call__(self, step) -> None:
+        """One step of the main derivation, as it is taken (``Machine.on_step``)."""
+        from .text import count_steps
+        if self.sink is None:
+            raise RuntimeError("JsonlTrace(path): use it in a with block")
+        self.count += count_steps([step])
+        if (self.phases is not None and step.phase not in self.phases) or \
+                (self.rules is not None and step.rule not in self.rules):
+            return
+        k, self.chosen = self.chosen, self.chosen + 1
+        if k % self.every:
+            return
+        s = step if self.premises else _NoPremises(step)
+        self._line(self.w.steps([s], None, self.prev)[0])
+
+    def finish(self, value=None, term=None) -> None:
+        """The last line: how many steps, the normal form (and the term, if the
+        head could not say it)."""
+        end: dict = {"end": True, "steps": self.count}
+        if term is not None and "term" not in self.head:
+            self.w.put(end, "term", term)
+        if value is not None:
+            self.w.put(end, "value", value)
+        self._line(end)
+
+
+def read_jsonl(lines: Iterable[str]) -> dict:
+    """A JSON-lines trace (``JsonlTrace``) as the document of ``TRACE_SCHEMA``; a
+    ValueError names the line that is not one (or a stream that did not finish)."""
+    doc: Optional[dict] = None
+    steps: list = []
+    end = None
+    for k, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if end is not None:
+            raise ValueError(f"line {k}: a line after the last one (the one with \"end\")")
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"line {k}: not JSON ({e.msg}, column {e.colno})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {k}: not a JSON object")
+        if doc is None:
+            if obj.get("format") != "pullback-calc-trace" or obj.get("stream") != "jsonl":
+                raise ValueError(f"line {k}: not the head of a JSON-lines trace (its "
+                                 "\"format\" is \"pullback-calc-trace\", \"stream\" \"jsonl\")")
+            doc = {key: v for key, v in obj.items() if key != "stream"}
+        elif obj.get("end") is True:
+            end = obj
+        else:
+            steps.append(obj)
+    if doc is None or end is None:
+        raise ValueError("the trace did not finish: no last line (the one with \"end\")"
+                         if doc is not None else "empty: no JSON-lines trace")
+    doc.update((key, v) for key, v in end.items() if key != "end")
+    doc["trace"] = steps
     return doc

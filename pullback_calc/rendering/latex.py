@@ -259,9 +259,21 @@ def _task(t: Term, need) -> list:
     return parts
 
 
+_CUTS: dict = {}  # id(node) → (node, {(need, from_end, folding, budget): pieces})
+_END = object()   # on _walk's stack: the node entered last is printed whole
+
+
 def _walk(t: Term, limit: Optional[int], from_end: bool) -> tuple[list, bool]:
+    """The pieces of ``t`` from its beginning (or end) until their width passes
+    ``limit``, and whether that is all of it.  A walk cut short keeps, for each
+    node it was inside, the pieces printed from that node on (``_CUTS``): the next
+    step's walk meets those nodes again -- the rest of a let series, say, whose
+    end lies as deep as the series is long -- and takes them in one piece instead
+    of descending again, so a step costs O(limit), not the depth of its terms."""
     out: list[str] = []
     n = 0
+    fold = folding()
+    marks: list = []  # the nodes being printed: (node, need, len(out) on entry, budget)
     stack: list = [(t, LAM)]
     while stack:
         item = stack.pop()
@@ -270,12 +282,42 @@ def _walk(t: Term, limit: Optional[int], from_end: bool) -> tuple[list, bool]:
             n += _width(item)
             if limit is not None and n > limit:
                 break
+        elif item is _END:
+            marks.pop()
         else:
+            if limit is not None:
+                sub, need = item
+                budget = limit - n
+                e = _CUTS.get(id(sub))
+                if e is not None and e[0] is sub:
+                    got = e[1].get((need, from_end, fold, budget))
+                    if got is not None:  # cut short within this node before: the same
+                        out.extend(got)
+                        break
+                marks.append((sub, need, len(out), budget))
+                stack.append(_END)
             parts = _task(*item)
             stack.extend(parts if from_end else reversed(parts))
     else:
         return (out[::-1] if from_end else out), True
+    _keep_cuts(marks, out, from_end, fold)
     return (out[::-1] if from_end else out), False
+
+
+def _keep_cuts(marks: list, out: list, from_end: bool, fold: bool) -> None:
+    """Keep what a cut walk printed of each node it was inside (nodes entered at
+    the same place share one tuple: a spine that prints nothing costs one)."""
+    if len(_CUTS) + len(marks) > _TASKS_CAP:
+        _CUTS.clear()
+    shared: dict = {}
+    for sub, need, start, budget in marks:
+        got = shared.get(start)
+        if got is None:
+            got = shared[start] = tuple(out[start:])
+        e = _CUTS.get(id(sub))
+        if e is None or e[0] is not sub:
+            e = _CUTS[id(sub)] = (sub, {})
+        e[1][need, from_end, fold, budget] = got
 
 
 def term_to_latex(t: Term, max_term: Optional[int] = None) -> str:

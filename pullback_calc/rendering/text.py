@@ -97,7 +97,8 @@ PARTIAL_MEMO = 4
 MEMO_SLACK = 24
 
 
-def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bool]:
+def _pieces(t: Term, unicode: bool, limit: int, from_end: bool,
+            memo: Optional[_Memo] = None) -> tuple[str, bool]:
     """The first (or last) ``limit``+ characters of ``pretty(t)`` and whether
     that is all of it; walks only the part of the term that gets printed.
 
@@ -118,7 +119,7 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
     mode = 2 * unicode + folding()
     tkey = (2 * mode + from_end) * 128
     pkey = -1 - mode * 128
-    memo = _MEMO
+    memo = memo or _MEMO
     young = memo.young
     out: list[str] = []
     n = 0
@@ -202,32 +203,35 @@ def _pieces(t: Term, unicode: bool, limit: int, from_end: bool) -> tuple[str, bo
     return ("".join(reversed(out)) if from_end else "".join(out)), complete and n <= limit
 
 
-def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60) -> tuple[str, bool]:
+def bounded(t: Term, unicode: bool = True, limit: Optional[int] = 60,
+            memo: Optional[_Memo] = None) -> tuple[str, bool]:
     """``(text, complete)``: ``pretty(t)`` if it has at most ``limit``
     characters (``complete`` is True), else its beginning and end around an
     ellipsis (False).  Costs O(limit), whatever the size of ``t``; kept in
-    ``_MEMO`` (the siblings in a context are the same from step to step)."""
+    ``_MEMO`` (the siblings in a context are the same from step to step), or in
+    ``memo``."""
     if limit is None:
         return pretty(t, unicode), True
     limit = max(limit, MIN_TERM)
-    kept = _MEMO.entry(t)
+    kept = (memo or _MEMO).entry(t)
     key = BOUNDED_KEY + 4 * limit + 2 * unicode + folding()
     got = kept.get(key)
     if got is None:
-        got = kept[key] = _bounded(t, unicode, limit)
+        got = kept[key] = _bounded(t, unicode, limit, memo)
     return got
 
 
 BOUNDED_KEY = 1 << 20  # memo keys of bounded's results (see _pieces for the others)
 
 
-def _bounded(t: Term, unicode: bool, limit: int) -> tuple[str, bool]:
-    head, complete = _pieces(t, unicode, limit, from_end=False)
+def _bounded(t: Term, unicode: bool, limit: int,
+             memo: Optional[_Memo] = None) -> tuple[str, bool]:
+    head, complete = _pieces(t, unicode, limit, False, memo)
     if complete:
         return head, True
     dots = "…" if unicode else "..."
     keep = limit - len(dots)
-    tail, _ = _pieces(t, unicode, keep // 2, from_end=True)
+    tail, _ = _pieces(t, unicode, keep // 2, True, memo)
     head = _cut_head(head, keep - keep // 2)
     tail = _cut_tail(tail, keep // 2)
     return head + dots + tail, False

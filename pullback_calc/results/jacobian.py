@@ -97,7 +97,8 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
            record: bool = True, stop_after: Optional[int] = None,
            timeout: Optional[float] = None,
            max_memory: Optional[float] = None, check: bool = True,
-           free: Optional[dict] = None, verify: bool = False) -> ReductionResult:
+           free: Optional[dict] = None, verify: bool = False,
+           on_step=None) -> ReductionResult:
     """Reduce a term to its normal form by the call-by-value strategy.
     ``stop_after=N``: stop after N steps of the main derivation (premises run
     whole, inside their step) and return the term reached as ``.value``, with
@@ -115,10 +116,15 @@ def reduce(term: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS,
     ``verify=True`` checks every step (premises included) with the oracle:
     the term means the same before and after it, or a ``VerificationError``
     names the first step that changed it (``results.verify``; slow: the
-    whole term is evaluated at every step)."""
+    whole term is evaluated at every step).
+
+    ``on_step(step)`` is called with each step of the main derivation (its
+    premises in it) as it is taken, and the trace keeps none (``.trace`` is
+    empty): a trace streamed, e.g. to a file as JSON lines
+    (``rendering.json_trace.JsonlTrace``), in memory that does not grow with it."""
     term = _checked_term(term, free) if check else as_term(term)
     m = Machine(max_steps=max_steps, record=record, stop_after=stop_after,
-                verify=_verifier(verify))
+                verify=_verifier(verify), on_step=on_step)
     with budget(timeout, max_memory):
         value, trace = m.reduce(term)
     return ReductionResult(value, m.steps_taken, trace, dict(m.rule_counts), m.next_step)
@@ -152,17 +158,18 @@ def _checked_term(term: Union[str, Term], free: Optional[dict]) -> Term:
 def jacobian_row(f: Union[str, Term], point, p: int,
                  max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
                  on_unknown: str = "error", timeout: Optional[float] = None,
-                 max_memory: Optional[float] = None, verify: bool = False) -> JacobianRow:
+                 max_memory: Optional[float] = None, verify: bool = False,
+                 on_step=None) -> JacobianRow:
     """The p-th row (p from 0) of the Jacobian of f at ``point``, by reduction.
     ``record=False`` keeps no trace (``.trace`` is empty; ``.steps`` and
     ``.rule_counts`` are still counted): less memory, a little faster.
     ``on_unknown`` is the policy for free function variables in f
     (``results.unknown``): "error" when the row depends on one, or "zero".
-    ``verify`` as for ``reduce``."""
+    ``verify`` and ``on_step`` as for ``reduce``."""
     U.check_policy(on_unknown)
     f = as_term(f, len(as_point(point)))
     term, in_paths = _row_term(f, point, p)
-    m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify))
+    m = Machine(max_steps=max_steps, record=record, verify=_verifier(verify), on_step=on_step)
     with budget(timeout, max_memory):
         value, trace = m.reduce(term)
     free = U.unknown_functions(f)

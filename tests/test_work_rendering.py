@@ -29,7 +29,8 @@ def _work(monkeypatch, name: str, n: int) -> int:
     (``latex._task``, which its cache answers without the printer), the others'
     through the printer's (``Printer.task``, below their memo)."""
     trace = pc.jacobian_row(sin_chain(n), [0.5], 0).trace
-    latex._TASKS.clear(); latex._CUTS.clear()
+    latex._TASKS.clear()
+    latex._CUTS.clear()
     from pullback_calc.rendering import text
     text._MEMO.clear()
     count = [0]

@@ -59,7 +59,7 @@ the reduction; a stream without its last line did not finish).
 from __future__ import annotations
 
 import json
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from ..reduction.gcpause import paused
 from .table import TermTable
@@ -434,7 +434,8 @@ class JsonlTrace:
         from .text import parse_phases, parse_rules
         if every < 1:
             raise ValueError("every must be at least 1")
-        self.out, self._file = out, None
+        self.out = out
+        self._file: Any = None
         # bounded printing's memo, its own and smaller than the shared one (STREAM_MEMO)
         self.w = _Writer(spelling, max_term, paths, memo=_Memo(STREAM_MEMO))
         self.phases = parse_phases(phases) if isinstance(phases, str) else phases
@@ -448,7 +449,7 @@ class JsonlTrace:
                            "spelling": spelling, "max_term": max_term, "paths": paths}
         if term is not None:
             self.w.put(self.head, "term", term)
-        self.sink = None if isinstance(out, (str, bytes)) or hasattr(out, "__fspath__") \
+        self.sink: Any = None if isinstance(out, (str, bytes)) or hasattr(out, "__fspath__") \
             else out
         if self.sink is not None:
             self._line(self.head)

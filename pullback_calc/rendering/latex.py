@@ -316,7 +316,8 @@ def _keep_cuts(marks: list, out: list, from_end: bool, fold: bool) -> None:
             got = shared[start] = tuple(out[start:])
         e = _CUTS.get(id(sub))
         if e is None or e[0] is not sub:
-            e = _CUTS[id(sub)] = (sub, {})
+            table: dict = {}
+            e = _CUTS[id(sub)] = (sub, table)
         e[1][need, from_end, fold, budget] = got
 
 

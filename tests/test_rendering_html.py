@@ -166,6 +166,17 @@ def test_trace_view_save(tmp_path, running):
         v.save(tmp_path / "t.doc")
 
 
+def test_trace_view_saves_json_lines_as_the_json_document(tmp_path, running):
+    """.jsonl: the kept steps as the stream a reduction with on_step= writes."""
+    from pullback_calc.rendering.json_trace import read_jsonl, trace_to_dict
+    v = view(running)
+    v.save(tmp_path / "t.jsonl")
+    lines = (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == len(v.trace) + 2  # a head, a line a step, the end
+    doc, whole = read_jsonl(lines), trace_to_dict(v.trace, term=v.term, value=v.value)
+    assert doc["trace"] == whole["trace"] and doc["steps"] == whole["steps"]
+
+
 def test_cli_html(tmp_path, capsys):
     out = tmp_path / "p.html"
     assert main(["trace", "-e", PREMISE, "--format", "html", "-o", str(out),

@@ -202,7 +202,7 @@ class TraceView:
     an iframe so that its styles and keys stay its own), text elsewhere.
 
     ``to_text()``, ``to_latex()``, ``to_json()``, ``to_html()`` render it;
-    ``save(path)`` writes the format its suffix names (.txt .tex .json .html)."""
+    ``save(path)`` writes the format its suffix names (.txt .tex .json .jsonl .html)."""
 
     def __init__(self, trace, *, title: str = "Reduction trace", term=None, value=None,
                  height: int = 560):
@@ -228,6 +228,18 @@ class TraceView:
         options.setdefault("value", self.value)
         return trace_to_json(self.trace, **options)
 
+    def to_jsonl(self, **options) -> str:
+        """The trace as JSON lines (``json_trace.JsonlTrace``: the stream a reduction
+        with ``on_step=`` writes, here from the kept steps)."""
+        import io
+        from .json_trace import JsonlTrace
+        out = io.StringIO()
+        with JsonlTrace(out, term=self.term, **options) as w:
+            for step in self.trace:
+                w(step)
+            w.finish(self.value)
+        return out.getvalue()
+
     def to_html(self, **options) -> str:
         options.setdefault("term", self.term)
         options.setdefault("value", self.value)
@@ -237,10 +249,11 @@ class TraceView:
         from pathlib import Path
         p = Path(path)
         render = {"text": self.to_text, "latex": lambda: self.to_latex(standalone=True),
-                  "json": self.to_json,
+                  "json": self.to_json, "jsonl": self.to_jsonl,
                   "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower(), ""))
         if render is None:
-            raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json or .html")
+            raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json, .jsonl "
+                             f"or .html")
         from .output import write_atomic
         write_atomic(p, render())  # whole or not at all
 

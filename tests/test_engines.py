@@ -364,3 +364,12 @@ def test_the_agreement_property_catches_an_engine_mutant_named_in_the_environmen
                         target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 1, r.stdout[-2000:]
     assert f"FAILED {target}" in r.stdout
+
+
+@pytest.mark.parametrize("method", ["pullback", "ps", "forward", "tape"])
+def test_a_nested_power_at_a_negative_point(method):
+    """Found by the thorough profile: the derivative of x ^ 2 holds x ^ (2 − 1), whose
+    exponent is arithmetic of numerals; P–S took it for a variable and built its partial
+    log x × …, undefined at x < 0.  A constant expression is a constant."""
+    d = pc.grad1("λx. 1 + x ^ 2")
+    assert pc.jacobian(d, [-0.1], method=method) == [[2.0]]

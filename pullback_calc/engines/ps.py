@@ -347,6 +347,8 @@ def transform_fn(fn: Fn, names: _Names) -> T.Lam:
             here.bp[b.name] = names.backpropagator(b.name)
             constant = tuple(isinstance(a, T.Var) and a.name in names.constants
                              for a in e.args)  # (variables: the operands are named)
+            if all(constant):  # arithmetic of numerals is a constant too (2 − 1 in x ^ (2 − 1))
+                names.constants.add(b.name)
             forward.append((here.bp[b.name],  # (at e's position: an error in it points there)
                             T.Lam(s, BACKPROPAGATORS[e.op](e.args, s, constant), None, e.pos)))
         elif isinstance(e, T.App):

@@ -118,6 +118,18 @@ def examples(sources, *, wrap=lambda t: t):
 #: name → (summary, [(closed term of type ℝ, the value it should reduce to)], [closed terms
 #: every reduct of which should type-check]): the shrunk counterexamples.
 KNOWN_ENGINE_BUGS = {
+    # found by the thorough profile (issue 26's closing run): rule 16b differentiates a
+    # dual map's body whose kept lets (app_10 = x …, A-reduction's names of the covector
+    # x applied) flow, by 8J, into the pattern of a J whose body never uses them -- so
+    # the dual map's variable x appears in that J's point, a position lin(S) (§2.5)
+    # rejects, although the J's value cannot depend on it.  The value is right (𝟎).
+    "16b-unused-let-in-J-point": (
+        "rule 16b: a kept let of the dual map's body reaches the point of a J that does "
+        "not use it, and lin(S) rejects the dual map as not linear",
+        [],
+        ["let map = λg. λl. λc. λn. l (λx. λacc. c (g x) acc) n in Ω(λl. map (λx. 1) "
+         "(λx. λx. 1) (λx. λx. 1) ((λx. ⟨x (λx. λx. 1) 1, x (λx. λx. l) 1⟩)⋆ "
+         "(λx : ℝ × ℝ. π1 x) (λx. λx. 1))) (λx. λw. w) 0.1 0.25"]),
 }
 
 
@@ -137,6 +149,13 @@ def linearity_bug(step, reduct: Term):
     ``reduct``, the term after ``step``, as not linear, or None.  (None is open:
     the last four, 16b/16c, A-name of a 𝟎, a 𝟎 argument of × and dual-app, were
     fixed in lin(S), §2.5.)"""
+    from pullback_calc.syntax.subst import fv
+    from pullback_calc.syntax.terms import Jac, pattern_vars, subterms
+    if step.rule == "16b":
+        for u in subterms(reduct):
+            if isinstance(u, Jac) and any(v.startswith("app_") and v not in fv(u.lam.body)
+                                          for v in pattern_vars(u.lam.pat)):
+                return "16b-unused-let-in-J-point"
     return None
 
 

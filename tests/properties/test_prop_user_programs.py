@@ -106,6 +106,18 @@ def test_third_derivatives_match_the_oracle(p):
     assert close(got, float(want), 1e-6, 1e-6)
 
 
+def _grad(t, pt):
+    """The gradient, or "overflow" when a value of the program leaves the floats (a
+    squared accumulator, iterated: rule 4 then stops with the project's error)."""
+    try:
+        return pc.grad(t, pt, max_steps=STEPS, record=False)
+    except pc.ReductionError as e:
+        if "is not a finite real" not in str(e):
+            raise
+        event("a value leaves the floats")
+        return "overflow"
+
+
 @given(programs(2), st.sampled_from(("engine", "plain")), st.booleans())
 def test_renaming_and_spelling_change_nothing(p, style, ascii):
     """α-renaming every binder (to names such as ``mul_1``, ``dx``, ``u_4`` that the
@@ -115,8 +127,10 @@ def test_renaming_and_spelling_change_nothing(p, style, ascii):
     u = alpha_rename(t, style)
     if ascii:
         u = pc.parse(pc.pretty(u, unicode=False))
-    a = pc.grad(t, pt, max_steps=STEPS, record=False)
-    b = pc.grad(u, pt, max_steps=STEPS, record=False)
+    a, b = _grad(t, pt), _grad(u, pt)
+    if a == "overflow" or b == "overflow":
+        assert a == b, "one spelling overflows, the other not"
+        return
     assert list(a) == list(b)
     assert a.steps == b.steps
 
@@ -127,8 +141,10 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
     note_features(p)
     t, pt = p.term, list(p.point)
     u = eta_expand_helpers(t) if eta else inline_helpers(t)
-    a = pc.grad(t, pt, max_steps=STEPS, record=False)
-    b = pc.grad(u, pt, max_steps=STEPS, record=False)
+    a, b = _grad(t, pt), _grad(u, pt)
+    if a == "overflow" or b == "overflow":
+        assert a == b, "one form overflows, the other not"
+        return
     assert all(close(x, y) for x, y in zip(a, b)), (list(a), list(b))
 
 

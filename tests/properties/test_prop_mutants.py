@@ -68,41 +68,13 @@ SEARCH = settings(max_examples=150, derandomize=True, database=None, deadline=No
                   print_blob=False, report_multiple_bugs=False)
 
 
-@pytest.mark.skipif(not os.environ.get("PULLBACK_CALC_MUTATION"),
-                    reason="the mutation run is long: PULLBACK_CALC_MUTATION=1 to run it")
-@pytest.mark.parametrize("name", sorted(USER_KILLERS))
-def test_properties_of_user_programs_kill_the_mutant(name, capsys):
-    """The generator of programs as users write them, with the property it serves,
-    catches every mutant too (issue 26: 13-drop-summand survived such programs)."""
-    strategy, prop = USER_KILLERS[name]
-
-    @SEARCH
-    @given(strategy)
-    def under_mutant(p):
-        prop.hypothesis.inner_test(p)
-
-    with mutant(name):
-        with pytest.raises(BaseException) as caught:
-            under_mutant()
-    assert not isinstance(caught.value, (KeyboardInterrupt, SystemExit))
-    notes = "\n".join(getattr(caught.value, "__notes__", []))
-    assert "Falsifying example" in notes or "Failing test case" in notes, notes
-    with capsys.disabled():
-        print(f"\n--- mutant {name} killed by {prop.__name__} on a user program:\n"
-              f"{notes[:600]}")
+LONG_RUN = pytest.mark.skipif(not os.environ.get("PULLBACK_CALC_MUTATION"),
+                              reason="the mutation run is long: PULLBACK_CALC_MUTATION=1 to "
+                                     "run it")
 
 
-def test_every_mutant_is_accounted_for():
-    assert set(KILLERS) | set(SURVIVORS) == set(MUTANTS)
-    assert not set(KILLERS) & set(SURVIVORS)
-
-
-@pytest.mark.skipif(not os.environ.get("PULLBACK_CALC_MUTATION"),
-                    reason="the mutation run is long: PULLBACK_CALC_MUTATION=1 to run it")
-@pytest.mark.parametrize("name", sorted(KILLERS))
-def test_the_suite_kills_the_mutant(name, capsys):
-    strategy, prop = KILLERS[name]
-
+def _killed(name: str, strategy, prop) -> BaseException:
+    """The error the property raises on some example under the mutant (it must find one)."""
     @SEARCH
     @given(strategy)
     def under_mutant(x):
@@ -115,7 +87,33 @@ def test_the_suite_kills_the_mutant(name, capsys):
     notes = "\n".join(getattr(caught.value, "__notes__", []))
     # (Hypothesis says "Falsifying example" up to 6.15x, "Failing test case" since)
     assert "Falsifying example" in notes or "Failing test case" in notes, notes
+    return caught.value
+
+
+@LONG_RUN
+@pytest.mark.parametrize("name", sorted(USER_KILLERS))
+def test_properties_of_user_programs_kill_the_mutant(name, capsys):
+    """The generator of programs as users write them, with the property it serves,
+    catches every mutant too (issue 26: 13-drop-summand survived such programs)."""
+    strategy, prop = USER_KILLERS[name]
+    e = _killed(name, strategy, prop)
     with capsys.disabled():
+        notes = "\n".join(getattr(e, "__notes__", []))
+        print(f"\n--- mutant {name} killed by {prop.__name__} on a user program:\n"
+              f"{notes[:600]}")
+
+
+def test_every_mutant_is_accounted_for():
+    assert set(KILLERS) | set(SURVIVORS) == set(MUTANTS)
+    assert not set(KILLERS) & set(SURVIVORS)
+
+
+@LONG_RUN
+@pytest.mark.parametrize("name", sorted(KILLERS))
+def test_the_suite_kills_the_mutant(name, capsys):
+    strategy, prop = KILLERS[name]
+    e = _killed(name, strategy, prop)
+    with capsys.disabled():
+        notes = "\n".join(getattr(e, "__notes__", []))
         print(f"\n--- mutant {name} ({MUTANTS[name].description}) killed by "
-              f"{prop.__name__}:\n{notes}\n{type(caught.value).__name__}: "
-              f"{str(caught.value)[:300]}")
+              f"{prop.__name__}:\n{notes}\n{type(e).__name__}: {str(e)[:300]}")

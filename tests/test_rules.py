@@ -60,9 +60,13 @@ CASES = [
      "(λv. 2 × v)⋆ δ ⊕ (λv. v × 1)⋆ k", None),
     ("18", "(J(λx. λy. x × y)·1) 2", "λy. y × 1", None),
     # 18L: D-curry inside a forward tangent premise (here: 18's premise, forward
-    # because of the constant stage c), the body's Jacobian left under λx
+    # because of the constant stage c), the body's Jacobian left under λx, over the
+    # coordinates of the environment ⟨v, c⟩ that the body uses (v)
     ("18L", "(J(λv. λk. let c = 2 in let g = λx. v × x in g c)·1) 5",
-     "λx. (J(λ⟨v, c⟩. v × x)·⟨1, 𝟎⟩) ⟨5, 2⟩", "λk. 2"),
+     "λx. (J(λv. v × x)·1) 5", "λk. 2"),
+    # … all of them: the environment stays as it is
+    ("18L", "(J(λv. λk. let c = 2 in let g = λx. v × x × c in g c)·1) 5",
+     "λx. (J(λ⟨v, c⟩. v × x × c)·⟨1, 𝟎⟩) ⟨5, 2⟩", "λk. 4"),
     ("19a", "(J(λf. f 3)·g) h", "g 3", "g 3"),
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩",
      "g 2 ⊕ (J(λu. sin(u))·1) 2", None),

@@ -830,8 +830,9 @@ def jac_abstraction(t: App, m: Premises):
     D-curry: the Jacobian of a curried function is the curried Jacobian of
     its body.
 
-    (18L) (J(λp.λq.S)·P) V → λq. (J(λp.S)·P) V  inside a forward tangent
-    premise (7J/8J, ``Premises.in_forward_premise``), with no premise:
+    (18L) (J(λp.λq.S)·P) V → λq. (J(λp'.S)·P') V'  inside a forward tangent
+    premise (7J/8J, ``Premises.in_forward_premise``), with no premise
+    (p', P', V': the coordinates of the environment that S uses):
     D-curry itself, the body's Jacobian left as a redex under λq (a value),
     reduced when the abstraction is applied, at the point where q is
     known.  A tangent of that shape keeps the function's body and point, so
@@ -842,9 +843,32 @@ def jac_abstraction(t: App, m: Premises):
     if m.in_forward_premise:
         p, E, P, V, env = _parts(t)
         q, S = _apart(E.pat, E.body, env, fv(P) | fv(V))
-        return Decided("18L", Lam(q, App(Jac(Lam(p, S, t.fun.lam.ann), P), V), E.ann))
+        p2, P, V = _used_coordinates(p, P, V, fv(S))
+        ann = t.fun.lam.ann if p2 is p else None
+        return Decided("18L", Lam(q, App(Jac(Lam(p2, S, ann), P), V), E.ann))
     q, S, T = _body_tangent(t, m, "18")
     return Lam(q, T)
+
+
+def _used_coordinates(p: Term, P: Term, V: Term, used: frozenset) -> tuple[Term, Term, Term]:
+    """The coordinates of the environment p (with their direction and point)
+    that the body uses: J(λp.S)·P V only depends on those.  An 18L tangent
+    is a value that outlives its premise, so it must not hold the names of
+    intermediates the body never reads (the point of a dual map's lets would
+    otherwise reach a position lin(S) rejects, and the term would grow with
+    the environment).  Only tuples of equal length are split."""
+    if not (isinstance(p, Tuple) and isinstance(P, Tuple) and isinstance(V, Tuple)
+            and len(p.items) == len(P.items) == len(V.items)):
+        return p, P, V
+    kept = [_used_coordinates(*c, used) for c in zip(p.items, P.items, V.items)
+            if used & frozenset(pattern_vars(c[0]))]
+    if not kept or len(kept) == len(p.items) and all(
+            k[0] is c for k, c in zip(kept, p.items)):
+        return p, P, V
+    if len(kept) == 1:
+        return kept[0]
+    return Tuple(tuple(k[0] for k in kept)), Tuple(tuple(k[1] for k in kept)), \
+        Tuple(tuple(k[2] for k in kept))
 
 
 @rule("19a")

@@ -315,11 +315,14 @@ _ENTRIES = [
        "similar to the dual map case", "Rule 18 "),
     _t("18L", "D-curry inside a forward premise (lazy)",
        [(_jac(r"\lambda q.\,S") + rf" {_TO} \lambda q.\," + _jac("S"),
-         "inside a forward tangent premise (7J/8J); q renamed as in 18")],
+         "inside a forward tangent premise (7J/8J); q renamed as in 18; p, P and V "
+         "narrowed to the coordinates of p free in S")],
        "extension",
        "The D-curry law itself, as for 18, with the body's Jacobian left as a redex under "
        "λq, reduced when the function is applied: rule 19m can then see which function a "
-       "tangent is the derivative of.",
+       "tangent is the derivative of.  The tangent is a value that outlives the premise, "
+       "so it keeps only the coordinates its body reads (a Jacobian does not depend on the "
+       "others).",
        None, "Rule 18L"),
     _t("19a", "Jacobian of an application, p only in the function",
        [(_jac("a_1\\,a_2") + rf" {_TO} \hat{{a}}_1\;a_2", "p occurs in a₁, not in a₂")],

@@ -92,6 +92,13 @@ SUBJECT_REDUCTION = [
     # 16c, then A-name names the Jacobian J(λv. v)·(π1 dv) applied at the point π2 dv
     "Ω(λv : ℝ × ℝ. J(λx. J(λv. v)·(π1 v) (π2 v))·(let h = λy. y in λu. u)) "
     "(λy. λw : ℝ⋆ → ℝ. w (λu. 𝟎)) ⟨0.3, -0.2⟩ ⟨-1.5, 2.75⟩",
+    # found by the thorough profile (bug 16b-unused-let-in-J-point): the lazy 18L tangent of
+    # a tuple component carried the whole environment, and with it the names of the dual
+    # map's kept lets (app_10 = x …) into a J's point its body never reads, a position
+    # lin(S) rejects.  18L now keeps only the coordinates the body uses.
+    "let map = λg. λl. λc. λn. l (λx. λacc. c (g x) acc) n in Ω(λl. map (λx. 1) "
+    "(λx. λx. 1) (λx. λx. 1) ((λx. ⟨x (λx. λx. 1) 1, x (λx. λx. l) 1⟩)⋆ "
+    "(λx : ℝ × ℝ. π1 x) (λx. λx. 1))) (λx. λw. w) 0.1 0.25",
 ]
 
 #: terms whose decomposition at every step the naive decomposer must reproduce
@@ -118,18 +125,6 @@ def examples(sources, *, wrap=lambda t: t):
 #: name → (summary, [(closed term of type ℝ, the value it should reduce to)], [closed terms
 #: every reduct of which should type-check]): the shrunk counterexamples.
 KNOWN_ENGINE_BUGS = {
-    # found by the thorough profile (issue 26's closing run): rule 16b differentiates a
-    # dual map's body whose kept lets (app_10 = x …, A-reduction's names of the covector
-    # x applied) flow, by 8J, into the pattern of a J whose body never uses them -- so
-    # the dual map's variable x appears in that J's point, a position lin(S) (§2.5)
-    # rejects, although the J's value cannot depend on it.  The value is right (𝟎).
-    "16b-unused-let-in-J-point": (
-        "rule 16b: a kept let of the dual map's body reaches the point of a J that does "
-        "not use it, and lin(S) rejects the dual map as not linear",
-        [],
-        ["let map = λg. λl. λc. λn. l (λx. λacc. c (g x) acc) n in Ω(λl. map (λx. 1) "
-         "(λx. λx. 1) (λx. λx. 1) ((λx. ⟨x (λx. λx. 1) 1, x (λx. λx. l) 1⟩)⋆ "
-         "(λx : ℝ × ℝ. π1 x) (λx. λx. 1))) (λx. λw. w) 0.1 0.25"]),
 }
 
 
@@ -147,15 +142,9 @@ def known_engine_bug(value: Term):
 def linearity_bug(step, reduct: Term):
     """The open bug that explains why the checker rejects a dual map of
     ``reduct``, the term after ``step``, as not linear, or None.  (None is open:
-    the last four, 16b/16c, A-name of a 𝟎, a 𝟎 argument of × and dual-app, were
-    fixed in lin(S), §2.5.)"""
-    from pullback_calc.syntax.subst import fv
-    from pullback_calc.syntax.terms import Jac, pattern_vars, subterms
-    if step.rule == "16b":
-        for u in subterms(reduct):
-            if isinstance(u, Jac) and any(v.startswith("app_") and v not in fv(u.lam.body)
-                                          for v in pattern_vars(u.lam.pat)):
-                return "16b-unused-let-in-J-point"
+    the last one, 16b-unused-let-in-J-point, was fixed in rule 18L, which keeps
+    only the coordinates of the environment the body uses; the four before it,
+    16b/16c, A-name of a 𝟎, a 𝟎 argument of × and dual-app, in lin(S), §2.5.)"""
     return None
 
 

@@ -1,7 +1,7 @@
 """One family of errors: every user mistake is a PullbackCalcError."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 
 class PullbackCalcError(Exception):
@@ -42,7 +42,9 @@ class BudgetExceeded(ReductionError):
     The state reached is kept for display (e.g. the state after N steps):
     ``steps`` is the number of steps taken so far and ``term`` the whole term
     being reduced when the budget ran out -- a premise's, if it ran out inside
-    one (both None when it ran out outside reduction, e.g. while parsing).
+    one (both None when it ran out outside reduction, e.g. while parsing);
+    ``next_step`` the step the machine would have taken next (a ``Step`` whose
+    redex and contractum are the redex), set by the machine when it knows it.
     """
 
     budget = "resources"
@@ -51,6 +53,7 @@ class BudgetExceeded(ReductionError):
                  steps: Optional[int] = None, term=None):
         super().__init__(message, rule, redex)
         self.steps, self.term = steps, term
+        self.next_step: Optional[Any] = None
 
 
 class StepBudgetExceeded(BudgetExceeded):

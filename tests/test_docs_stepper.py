@@ -70,6 +70,8 @@ def test_statuses_agree_with_the_calculus():
 
 def test_each_rule_points_at_its_section_of_the_calculus():
     import sys
+    # the docs hooks import the docs extra (pymdownx); CI installs it, so there it must run
+    pytest.importorskip("pymdownx") if not os.environ.get("CI") else None
     sys.path.insert(0, str(ROOT / "docs" / "_hooks"))
     import gen
     text = (ROOT / "papers" / "calculus.md").read_text(encoding="utf-8")

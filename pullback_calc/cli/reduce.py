@@ -54,7 +54,7 @@ def run(args, out) -> int:
                             verify=args.verify,
                             stop_after=args.depth)
     except StepBudgetExceeded as e:  # offer the state reached
-        nxt = getattr(e, "next_step", None)  # (the machine's, where it stopped)
+        nxt = e.next_step  # (the machine's, where it stopped)
         if nxt is not None and not args.json:
             lines = [f"state after {nxt.index} steps (the step budget ran out):",
                      *state_lines(e.term, nxt, u, args.width),

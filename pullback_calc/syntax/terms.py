@@ -97,7 +97,7 @@ class Term:
     _fvc: Any = None
     _lcobj: Any = None
     _pidx: Optional[tuple] = None
-    _dir: Optional[Term] = None
+    _dir: Any = None  # (the name supply it was made in, the direction pattern)
 
     # ---- structure (each class writes its own: these run at every step) -----
     def children(self) -> tuple[Term, ...]:
@@ -181,7 +181,7 @@ class Var(Term):
     __slots__ = ("name", "_lcobj", "_dir")
     __match_args__ = ("name", "pos")
     name: str
-    _dir: Optional[Term]
+    _dir: Any  # (name supply, direction pattern): direction_pattern
     _fvc = frozenset()  # a single occurrence, not under a λ
 
     def __init__(self, name: str, pos: Optional[Pos] = None) -> None:
@@ -398,7 +398,7 @@ class Tuple(Term):
     _kids = ("items",)
     items: tuple[Term, ...]
     _scan: int
-    _dir: Optional[Term]
+    _dir: Any  # (name supply, direction pattern): direction_pattern
     _vl: Any
 
     def __init__(self, items: tuple[Term, ...], pos: Optional[Pos] = None) -> None:
@@ -932,26 +932,34 @@ def direction_name(name: str) -> str:
 
 def direction_pattern(p: Term) -> Term:
     """The pattern of directions of ``p``; cached on the pattern node, so the
-    direction of ⟨p, x⟩ shares the (identical) direction pattern of ``p``."""
+    direction of ⟨p, x⟩ shares the (identical) direction pattern of ``p``.
+
+    The names are the reduction's (``direction_name``: another reduction may
+    call the direction of ``x`` ``ddx``, its ``dx`` being a user's name), and a
+    pattern node can outlive a reduction (a user's term reduced again, in this
+    thread or another), so the cache holds the name supply it was made in and
+    is read only in that one."""
+    names = _SUPPLY.get(_AMBIENT)
     cached = p._dir
-    if cached is not None:
-        return cached
+    if cached is not None and cached[0] is names:
+        return cached[1]
     if isinstance(p, Var):
         d: Term = Var(direction_name(p.name))
-        p._dir = d
+        p._dir = (names, d)
     else:
         # iterative for deep environments
         order: list[Tuple] = []
         stack: list[Term] = [p]
         while stack:
             u = stack.pop()
-            if isinstance(u, Tuple) and u._dir is None:
+            if isinstance(u, Tuple) and (u._dir is None or u._dir[0] is not names):
                 order.append(u)
                 stack.extend(u.items)
         for node in reversed(order):  # (children first, p's last: each item's is made)
-            d = node._dir = Tuple(tuple(
-                direction_pattern(it) if isinstance(it, Var) else it._dir  # type: ignore[misc]
+            d = Tuple(tuple(
+                direction_pattern(it) if isinstance(it, Var) else it._dir[1]
                 for it in node.items))
+            node._dir = (names, d)
     return d
 
 

@@ -15,7 +15,11 @@ builds *programs*, as text, the way a researcher writes one:
   the outer variables, along 1-forms that depend on them too; ``Ω`` applied to
   a let-bound function; Jacobians applied inside the body;
 * function-typed inputs: ``Ω(λg. …) ω (λt. …) (λt. …)``, a derivative along a
-  function direction, also with a pullback nested inside it.
+  function direction, also with a pullback nested inside it;
+* helpers returning pairs, taken apart by projections or a pattern ``let ⟨u, v⟩``;
+  higher-order helpers on ℝ → ℝ (composition, ``twice``, a Church numeral
+  iterating a function); a let-bound derivative operator ``grad1 = λf. λz.
+  Ω(f) (λa. λw. w) z 1`` applied to a function, and to its own result.
 
 ``programs(n)`` draws a ``UserProgram``: the text of ``λ⟨x1, …, xn⟩. …`` (a
 closed term of type ℝⁿ → ℝ), a point, and the features it uses.  Every
@@ -44,7 +48,8 @@ __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename"
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
             "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
-            "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input")
+            "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
+            "returns-pair", "combinator", "grad1", "grad1-nested")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -55,6 +60,8 @@ LIST_LIBRARY = {
     "foldr": "λf. λz. λl. l f z",
     # foldl by foldr in continuation-passing style: the list at β = ℝ → ℝ
     "foldl": "λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z",
+    # not a list function: the derivative of a function ℝ → ℝ, as users define it
+    "grad1": "λf. λz. Ω(f) (λa. λw. w) z 1",
 }
 
 # binder names: plain ones, and some the engine also generates (α-equivalence
@@ -118,7 +125,7 @@ class _Builder:
         if depth <= 0 or self.budget <= 0:
             return self.leaf(scope)
         kinds = ["leaf", "arith", "arith", "unary", "safe", "call", "list", "nested",
-                 "fun-input", "returned"]
+                 "fun-input", "returned", "pair", "combinator", "grad1"]
         if funs:
             kinds += ["apply-fun", "apply-fun"]
         k = self.pick(kinds)
@@ -147,6 +154,12 @@ class _Builder:
             return self.nested(scope, d, funs)
         if k == "fun-input":
             return self.function_input(scope, d, funs)
+        if k == "pair":
+            return self.pair(scope, d, funs)
+        if k == "combinator":
+            return self.combinator(scope, d, funs)
+        if k == "grad1":
+            return self.grad1(scope, d, funs)
         return self.returned(scope, d, funs)
 
     def leaf(self, scope: list) -> str:
@@ -203,6 +216,62 @@ class _Builder:
         mk = self.fresh("mk")
         self.lets.append(f"let {mk} = λ{a}. let {s} = sin({a}) in λ{t}. {inner} in")
         return f"({mk} ({self.real(scope, depth, funs)})) ({self.real(scope, depth, funs)})"
+
+    def pair(self, scope: list, depth: int, funs: tuple) -> str:
+        """A helper returning a pair, taken apart by projections or by a pattern."""
+        self.features.add("returns-pair")
+        a = self.fresh(self.pick(_NAMES))
+        inner = [a] + (self.inputs if self.chance(2) else [])
+        mk = self.fresh("pr")
+        self.lets.append(f"let {mk} = λ{a}. ⟨{self.real(inner, 1)}, {self.real(inner, 1)}⟩ in")
+        arg = self.real(scope, depth, funs)
+        u, v = self.fresh("u"), self.fresh("v")
+        op = self.pick(("×", "+", "−"))
+        if self.chance(2):
+            return f"(let ⟨{u}, {v}⟩ = {mk} ({arg}) in {u} {op} {v})"
+        q = self.fresh("q")
+        return f"(let {q} = {mk} ({arg}) in π1 {q} {op} π2 {q})"
+
+    def combinator(self, scope: list, depth: int, funs: tuple) -> str:
+        """Higher-order helpers on ℝ → ℝ: composition, twice, a Church numeral
+        iterating a function (each bound once, used at ℝ → ℝ).  An iterated
+        function is bounded (sin or tanh outside), so iterating stays in the floats."""
+        self.features.add("combinator")
+        k = self.pick(("comp", "twice", "iter"))
+        bound = "{}" if k == "comp" else self.pick(("sin({})", "tanh({})"))
+        t = self.fresh("t")
+        f1 = f"(λ{t}. " + bound.format(self.real([t] + (scope if self.chance(2) else []), 1,
+                                                  funs)) + ")"
+        t2 = self.fresh("t")
+        f2 = f"(λ{t2}. " + bound.format(self.real([t2], 1, funs)) + ")"
+        arg = self.real(scope, depth, funs)
+        name = self.fresh(k)
+        if k == "comp":
+            f, g, z = self.fresh("f"), self.fresh("g"), self.fresh("z")
+            self.lets.append(f"let {name} = λ{f}. λ{g}. λ{z}. {f} ({g} {z}) in")
+            return f"{name} {f1} {f2} ({arg})"
+        if k == "twice":
+            f, z = self.fresh("f"), self.fresh("z")
+            self.lets.append(f"let {name} = λ{f}. λ{z}. {f} ({f} {z}) in")
+            return f"{name} {f1} ({arg})"
+        f, z = self.fresh("f"), self.fresh("z")
+        times = self.pick((1, 2, 3))
+        self.lets.append(f"let {name} = λ{f}. λ{z}. {f'{f} (' * times}{z}{')' * times} in")
+        return f"{name} {f2} ({arg})"
+
+    def grad1(self, scope: list, depth: int, funs: tuple) -> str:
+        """A let-bound derivative operator, as users define one, applied to a
+        function (sometimes to its own result: a second derivative)."""
+        self.features.add("grad1")
+        if "grad1" not in self.library:
+            self.use("grad1")
+        t = self.fresh("t")
+        f = f"(λ{t}. {self.real([t] + (scope if self.chance(2) else []), 1, funs)})"
+        arg = self.real(scope, depth, funs)
+        if self.chance(3):
+            self.features.add("grad1-nested")
+            return f"grad1 (grad1 {f}) ({arg})"
+        return f"grad1 {f} ({arg})"
 
     # ---- Church lists ----------------------------------------------------------------------
     def use(self, *names: str) -> None:
@@ -332,6 +401,14 @@ class _Builder:
             return self.function_input(scope, 1, ())
         if name == "returns-λ":
             return self.returned(scope, 1, ())
+        if name == "returns-pair":
+            return self.pair(scope, 1, ())
+        if name == "combinator":
+            return self.combinator(scope, 1, ())
+        if name in ("grad1", "grad1-nested"):
+            while name not in self.features:
+                out = self.grad1(scope, 1, ())
+            return out
         return self.call(scope, 1, ())
 
 
@@ -378,10 +455,25 @@ def _map_kids(t, go):
 
 def alpha_rename(term, style: str = "engine"):
     """``term`` with every bound variable renamed, capture-free: to names the engine
-    generates itself (``style="engine"``: ``mul_1``, ``dx``, ``u_4``, …) or to
-    plain fresh ones (``"plain"``).  The meaning, the rows and the steps stay."""
+    generates itself (``style="engine"``: ``mul_1``, ``dx``, ``u_4``, …), to the
+    names of directions (``"directions"``: each binder is named ``d`` and the name
+    of the one before, ``v1``, ``dv1``, ``ddv1``, …: the engine names the direction
+    of ``x`` ``dx`` unless that is taken) or to plain fresh ones (``"plain"``).
+    The meaning, the rows and the steps stay (the steps: but for "directions",
+    whose direction names are longer)."""
     new_name = _namer(term, ("mul_", "dx", "u_", "omega_", "app_", "d", "z_")
                       if style == "engine" else ("v",))
+    if style == "directions":
+        plain, last = new_name, [""]
+        taken = {u.name for u in subterms(term) if isinstance(u, Var)}
+
+        def new_name() -> str:
+            name = "d" + last[0] if last[0] and len(last[0]) < 8 else plain()
+            if name in taken:
+                name = plain()
+            taken.add(name)
+            last[0] = name
+            return name
 
     def rename_pattern(p, ren):
         if isinstance(p, Var):

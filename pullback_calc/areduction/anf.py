@@ -23,7 +23,7 @@ from typing import Optional
 
 from ..deep import bottom_up_shared
 from ..syntax.subst import fv, rename_apart
-from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, App, Dual, Jac, Lam, Num, Prim, Proj,
+from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, TREE, TREE_K, App, Dual, Jac, Lam, Num, Prim, Proj,
                             Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let, remake)
 
 
@@ -158,7 +158,9 @@ def a_name(t: Term) -> Term:
     for slot, op in operands(t):
         if not is_atom(op):
             x = Var(fresh(_base_name(op)))
-            lam = Lam(x, replace_operand(t, slot, x))
+            rest = replace_operand(t, slot, x)
+            rest._flags |= TREE_K | TREE  # (t is a tree: _innermost_shared found it one)
+            lam = Lam(x, rest)
             lam._flags |= FRESH  # x occurs nowhere else: A-lift needs no check
             return App(lam, op, t.pos)
     raise ValueError("A-name: no operand to name")  # the machine never asks
@@ -173,7 +175,14 @@ _WALKED = (Prim, Tuple, Sum, Proj, App, Jac, Dual, Pullback)
 def _innermost_shared(t: Term) -> Optional[Term]:
     """A compound node that t reaches along two paths or more (outside
     abstractions), none of whose own parts is one: the first such node in
-    post-order (children before parents).  None when t is a tree."""
+    post-order (children before parents).  None when t is a tree.
+
+    What is learnt is kept on the nodes (``TREE``): every part of a tree is
+    one, and so is every node below which nothing is shared; A-name passes
+    it on to the pieces it makes of a tree, so naming the operations of a
+    long expression one by one walks it once, not once per operation."""
+    if t._flags & TREE_K:
+        return None
     parents: dict = {}
     order: list = []
     stack = [(t, False)]
@@ -185,13 +194,22 @@ def _innermost_shared(t: Term) -> Optional[Term]:
         n = parents.get(id(u), 0)
         parents[id(u)] = n + 1
         if n or not isinstance(u, _WALKED):
-            continue
+            continue  # (a tree's parts may be reached by another path too: walked)
         stack.append((u, True))
         stack.extend((c, False) for c in reversed(u.children()) if not isinstance(c, Lam))
+    found = None
+    spoilt: set = set()  # the nodes with a shared node below them
     for u in order:
-        if u is not t and parents[id(u)] > 1:
-            return u
-    return None
+        if found is None and u is not t and parents[id(u)] > 1:
+            found = u
+        if u._flags & TREE_K:
+            continue
+        kids = [c for c in u.children() if isinstance(c, _WALKED)]
+        if any(parents[id(c)] > 1 or id(c) in spoilt for c in kids):
+            spoilt.add(id(u))
+        else:
+            u._flags |= TREE_K | TREE
+    return found
 
 
 def _replace_node(t: Term, node: Term, x: Var) -> Term:

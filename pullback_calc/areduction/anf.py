@@ -23,8 +23,9 @@ from typing import Optional
 
 from ..deep import bottom_up_shared
 from ..syntax.subst import fv, rename_apart
-from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, TREE, TREE_K, App, Dual, Jac, Lam, Num, Prim, Proj,
-                            Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let, remake)
+from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, TREE, TREE_K, App, Dual, Jac, Lam, Num,
+                            Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let,
+                            remake)
 
 
 def is_atom(t: Term) -> bool:

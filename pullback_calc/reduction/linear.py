@@ -768,7 +768,8 @@ def share(coefficients: list) -> tuple[list, list]:
             x = Var(fresh("k"))
             bindings.append((x, bound))
             names[u] = x
-    return bindings, list(_rebuild(Tuple(tuple(coefficients)), names).items)
+    rebuilt = _rebuild(Tuple(tuple(coefficients)), names)  # (one map: shared across them too)
+    return bindings, list(rebuilt.children())
 
 
 def _rebuild(u: Term, names: dict) -> Term:

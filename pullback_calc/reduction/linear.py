@@ -165,9 +165,6 @@ def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     return {a: k for a, k in acc.items() if not _is_zero(k)}
 
 
-_NEG_ONE = Num(-1.0)
-
-
 def _expand(u: Term, lin: Names, fold: bool):
     """How ``to_lincomb`` reads one node: None, a leaf (an atom, a numeral, a
     node with its combination cached); otherwise the parts it is linear in,
@@ -190,10 +187,10 @@ def _expand(u: Term, lin: Names, fold: bool):
         if u.op == "div":
             return [(a[0], F(Prim("div", (ONE, a[1]))))] if not (fv(a[1]) & lin) else None
         if u.op == "neg":
-            return [(a[0], _NEG_ONE)]
+            return [(a[0], Num(-1.0))]
         if u.op == "add":
             return [(a[0], None), (a[1], None)]
-        return [(a[0], None), (a[1], _NEG_ONE)]  # sub
+        return [(a[0], None), (a[1], Num(-1.0))]  # sub
     if isinstance(u, Proj):
         x = u.arg
         if isinstance(x, Tuple):

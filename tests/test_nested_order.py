@@ -13,8 +13,11 @@ count steps and nodes, never seconds.
 from __future__ import annotations
 
 import math
+import operator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 import sympy
 
 import pullback_calc as pc
@@ -225,3 +228,64 @@ def test_looking_for_shared_nodes_is_linear_in_a_tree():
     # a tree is walked once, and A-name passes what it learnt to the pieces
     # (looking again at every A-name: quadratic, ×4 per doubling)
     assert _walks(200) <= 2.2 * _walks(100)
+
+
+# ---- the linear normal form of a generated graph --------------------------------------
+
+def _value(t, env: dict, memo: dict) -> float:
+    """The value of a real term over ×, +, −, /, neg, ⊕ (a graph: memo by node)."""
+    stack = [t]
+    while stack:
+        u = stack[-1]
+        if id(u) in memo:
+            stack.pop()
+            continue
+        kids = [c for c in u.children() if id(c) not in memo]
+        if kids:
+            stack.extend(kids)
+            continue
+        stack.pop()
+        if isinstance(u, Num):
+            memo[id(u)] = u.value
+        elif isinstance(u, Var):
+            memo[id(u)] = env[u.name]
+        elif isinstance(u, Sum):
+            memo[id(u)] = sum(memo[id(c)] for c in u.items)
+        else:
+            memo[id(u)] = _OPS[u.op](*(memo[id(c)] for c in u.args))
+    return memo[id(t)]
+
+
+_OPS = {"mul": operator.mul, "add": operator.add, "sub": operator.sub,
+        "div": operator.truediv, "neg": operator.neg}
+
+
+@given(st.lists(st.tuples(st.sampled_from(["sum", "add", "sub", "mul", "rmul", "div", "neg"]),
+                          st.integers(1, 3), st.integers(1, 3),
+                          st.sampled_from(["s", "r", "2", "-0.5"])), min_size=10, max_size=25))
+def test_the_linear_normal_form_of_any_graph_is_its_meaning(ops):
+    # a graph built from dx and dy, each node made of the last three, which later
+    # ones use again (paths: exponentially many); each coefficient, evaluated, is
+    # the derivative along its atom
+    nodes = [Var("dx"), Var("dy")]
+    for op, i, j, k in ops:
+        a, b = nodes[-min(i, len(nodes))], nodes[-min(j, len(nodes))]
+        c = Var(k) if k in "sr" else Num(float(k))
+        if op == "sum":
+            nodes.append(Sum((a, b)))
+        elif op in ("add", "sub"):
+            nodes.append(Prim(op, (a, b)))
+        elif op == "neg":
+            nodes.append(Prim("neg", (a,)))
+        else:  # a scalar: × on either side, or a divisor
+            nodes.append(Prim("mul", (c, a)) if op == "mul" else Prim(op.lstrip("r"), (a, c)))
+    t = nodes[-1]
+    scalars = {"s": 1.5, "r": -0.75}
+    coeffs = linear.to_lincomb(t, frozenset({"dx", "dy"}), fold=False)
+    assert set(coeffs) <= {Var("dx"), Var("dy")}
+    for d in ("dx", "dy"):
+        want = _value(t, {**scalars, "dx": float(d == "dx"), "dy": float(d == "dy")}, {})
+        k = coeffs.get(Var(d))
+        got = 0.0 if k is None else _value(k, scalars, {})
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
+    assert sum(_nodes(k) for k in coeffs.values()) <= 6 * len(nodes)  # a graph, not paths

@@ -64,7 +64,7 @@ def test_church_foldl_work_is_linear():
 def test_nested_sin_work_per_step_does_not_grow():
     (a, ra), (b, rb) = _reduce(_nested(15)), _reduce(_nested(30))
     per_a, per_b = a / ra.steps, b / rb.steps
-    assert rb.steps > 2.5 * ra.steps   # (the steps' own growth: not this test's)
+    assert rb.steps > 2.2 * ra.steps   # (the steps' own growth, above linear: not this test's)
     assert per_b <= 1.2 * per_a, f"{per_a:.0f} → {per_b:.0f} calls per step"
 
 

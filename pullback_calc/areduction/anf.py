@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..deep import bottom_up_shared
 from ..syntax.subst import fv, rename_apart
-from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, App, Dual, Jac, Lam, Num, Prim, Proj,
-                            Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let)
+from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, TREE, TREE_K, App, Dual, Jac, Lam, Num,
+                            Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let,
+                            remake)
 
 
 def is_atom(t: Term) -> bool:
@@ -137,14 +139,95 @@ def _base_name(t: Term) -> str:
 # ---- the A-rules ---------------------------------------------------------------------
 
 def a_name(t: Term) -> Term:
-    """A-name: K[N] → let x = N in K[x], N the first non-atomic operand of t."""
+    """A-name: K[N] → let x = N in K[x], N the first non-atomic operand of t.
+
+    A term built by the rules is a graph: a value substituted for several
+    occurrences, a coefficient that several products share, is one node
+    reached along several paths.  Named operand by operand, each path would
+    get a let of its own, and a derivative of the result would differentiate
+    every copy (issue 26: nested derivatives).  So a compound subterm that t
+    holds more than once (the same node; outside abstractions, where its
+    free variables mean what they mean at t) is named first, once, and every
+    occurrence replaced -- K[N, …, N] → let x = N in K[x, …, x] -- innermost
+    first, so that a shared node inside it is named before it."""
+    shared = _innermost_shared(t)
+    if shared is not None:
+        x = Var(fresh(_base_name(shared)))
+        lam = Lam(x, _replace_node(t, shared, x))
+        lam._flags |= FRESH
+        return App(lam, shared, t.pos)
     for slot, op in operands(t):
         if not is_atom(op):
             x = Var(fresh(_base_name(op)))
-            lam = Lam(x, replace_operand(t, slot, x))
+            rest = replace_operand(t, slot, x)
+            rest._flags |= TREE_K | TREE  # (t is a tree: _innermost_shared found it one)
+            lam = Lam(x, rest)
             lam._flags |= FRESH  # x occurs nowhere else: A-lift needs no check
             return App(lam, op, t.pos)
     raise ValueError("A-name: no operand to name")  # the machine never asks
+
+
+#: the nodes the sharing walk goes into (an abstraction is not entered: its
+#: body is left alone, and its binder could give a shared node's free
+#: variables another meaning there)
+_WALKED = (Prim, Tuple, Sum, Proj, App, Jac, Dual, Pullback)
+
+
+def _innermost_shared(t: Term) -> Optional[Term]:
+    """A compound node that t reaches along two paths or more (outside
+    abstractions), none of whose own parts is one: the first such node in
+    post-order (children before parents).  None when t is a tree.
+
+    What is learnt is kept on the nodes (``TREE``): every part of a tree is
+    one, and so is every node below which nothing is shared; A-name passes
+    it on to the pieces it makes of a tree, so naming the operations of a
+    long expression one by one walks it once, not once per operation."""
+    if t._flags & TREE_K:
+        return None
+    parents: dict = {}
+    order: list = []
+    stack = [(t, False)]
+    while stack:
+        u, done = stack.pop()
+        if done:
+            order.append(u)
+            continue
+        n = parents.get(id(u), 0)
+        parents[id(u)] = n + 1
+        if n or not isinstance(u, _WALKED):
+            continue  # (a tree's parts may be reached by another path too: walked)
+        stack.append((u, True))
+        stack.extend((c, False) for c in reversed(u.children()) if not isinstance(c, Lam))
+    found = None
+    spoilt: set = set()  # the nodes with a shared node below them
+    for u in order:
+        if found is None and u is not t and parents[id(u)] > 1:
+            found = u
+        if u._flags & TREE_K:
+            continue
+        kids = [c for c in u.children() if isinstance(c, _WALKED)]
+        if any(parents[id(c)] > 1 or id(c) in spoilt for c in kids):
+            spoilt.add(id(u))
+        else:
+            u._flags |= TREE_K | TREE
+    return found
+
+
+def _replace_node(t: Term, node: Term, x: Var) -> Term:
+    """t with every occurrence of ``node`` (by identity, outside abstractions)
+    replaced by x; parts without one are kept as they are."""
+    def open_(u: Term):
+        if u is node:
+            return None, x
+        if not isinstance(u, _WALKED):
+            return None, u
+        return u.children(), u
+
+    def close(u: Term, kids: list) -> Term:
+        if all(k is c for k, c in zip(kids, u.children())):
+            return u
+        return remake(u, kids)
+    return bottom_up_shared(t, open_, close, id)
 
 
 def a_lift(t: Term) -> Term:

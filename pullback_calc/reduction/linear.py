@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Union
 
-from ..deep import bottom_up
+from ..deep import bottom_up_shared
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var,
@@ -115,80 +115,117 @@ def _add_into(acc: LinComb, a: Term, k: Term, fold: bool = True) -> None:
 def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     """Read ``t`` (linear in the variables ``lin``) as a linear combination.
     Without ``fold`` the coefficients that need arithmetic are terms (rule 5
-    then reduces them by rule 4, visibly)."""
+    then reduces them by rule 4, visibly).
+
+    ``t`` may be a graph: a tangent that uses a shared intermediate's tangent
+    twice, a let read by substitution (its value one node at every use).
+    Each node is expanded once, with the sum of the multipliers of all the
+    paths that reach it -- reverse accumulation over the linear graph: its
+    parents first, then the node -- so the coefficients are graphs of the
+    same size, not one product per path (issue 26: a nested derivative
+    differentiates every copy).  On a tree every node has one parent and
+    this is the usual top-down distribution, left to right."""
     cached = _cached_lc(t)
     if cached is not None:
         return cached.coeffs
-    F = _fold if fold else (lambda u: u)
     mul = (lambda a, b: cmul(a, b, fold))
+    edges: dict = {}  # id(node) -> (node, [(child, factor or None)]) or (node, None): a leaf
+    parents: dict = {}  # id(node) -> how many edges reach it
+    stack = [t]
+    while stack:  # the graph below t, each node expanded once
+        u = stack.pop()
+        if id(u) in edges:
+            continue
+        out = _expand(u, lin, fold)
+        edges[id(u)] = (u, out)
+        if out:
+            for c, _ in out:
+                parents[id(c)] = parents.get(id(c), 0) + 1
+            stack.extend(c for c, _ in reversed(out))
     acc: LinComb = {}
-    # worklist of (term, coefficient); avoids recursion on long sums
-    work: list[tuple[Term, Term]] = [(t, ONE)]
-    while work:
-        u, c = work.pop()
-        lc = _cached_lc(u)
-        if lc is not None:
-            _merge_into(acc, _scale(lc.coeffs, c, fold), fold)
-        elif isinstance(u, Zero):
-            pass
-        elif isinstance(u, Sum):
-            work.extend((i, c) for i in reversed(u.items))
-        elif isinstance(u, Prim) and u.op in ("mul", "div", "neg", "add", "sub"):
-            a = u.args
-            if u.op == "mul":
-                if not (fv(a[0]) & lin):
-                    work.append((a[1], mul(c, F(a[0]))))
-                elif not (fv(a[1]) & lin):
-                    work.append((a[0], mul(c, F(a[1]))))
-                else:
-                    _add_into(acc, u, c, fold)  # not linear: keep as an atom
-            elif u.op == "div" and not (fv(a[1]) & lin):
-                work.append((a[0], mul(c, F(Prim("div", (ONE, a[1]))))))
-            elif u.op == "neg":
-                work.append((a[0], mul(c, Num(-1.0))))
-            elif u.op == "add":
-                work.extend([(a[1], c), (a[0], c)])
-            elif u.op == "sub":
-                work.extend([(a[1], mul(c, Num(-1.0))), (a[0], c)])
-            else:
-                _add_into(acc, u, c, fold)
-        elif isinstance(u, Proj):
-            x = u.arg
-            if isinstance(x, Tuple):
-                work.append((x.items[u.index - 1], c))
-            elif isinstance(x, Sum):
-                work.extend((Proj(u.index, i), c) for i in reversed(x.items))
-            elif isinstance(x, Zero):
-                pass
-            else:
-                x2 = _reduce_atom(x, lin)
-                if x2 is not x:
-                    work.append((Proj(u.index, x2), c))
-                else:
-                    _add_into(acc, u, c, fold)
-        elif isinstance(u, App):
-            f = _reduce_atom(u.fun, lin)
-            if isinstance(f, Lam):
-                work.append((subst(f.body, bind_pattern(f.pat, u.arg)), c))
-            elif isinstance(f, Sum):
-                work.extend((App(g, u.arg), c) for g in reversed(f.items))
-            elif isinstance(f, Zero):
-                pass
-            elif isinstance(f, Dual):
-                inner = subst(f.lam.body, bind_pattern(f.lam.pat, u.arg))
-                work.append((App(f.functional, inner), c))
-            elif f is not u.fun:
-                work.append((App(f, u.arg), c))
-            else:
-                _add_into(acc, u, c, fold)
-        elif isinstance(u, Num):
-            if u.value != 0.0:
-                _add_into(acc, ONE, mul(c, u), fold)  # affine part; linear terms have none
-        else:
-            _add_into(acc, u, c, fold)
+    mult: dict = {id(t): ONE}
+    ready = [t]
+    while ready:  # a node is read once every edge into it has brought its multiplier
+        u = ready.pop()
+        c = mult.pop(id(u))
+        out = edges[id(u)][1]
+        if out is None:
+            _leaf_into(acc, u, c, fold)
+            continue
+        for child, f in reversed(out):
+            k = c if f is None else mul(c, f)
+            old = mult.get(id(child))
+            mult[id(child)] = k if old is None else cadd(old, k, fold)
+            n = parents[id(child)] - 1
+            parents[id(child)] = n
+            if not n:
+                ready.append(child)
     if not any(_is_zero(k) for k in acc.values()):
         return acc
     return {a: k for a, k in acc.items() if not _is_zero(k)}
+
+
+def _expand(u: Term, lin: Names, fold: bool):
+    """How ``to_lincomb`` reads one node: None, a leaf (an atom, a numeral, a
+    node with its combination cached); otherwise the parts it is linear in,
+    each with the factor it is multiplied by (None: 1)."""
+    if _cached_lc(u) is not None:
+        return None
+    if isinstance(u, Zero):
+        return []
+    if isinstance(u, Sum):
+        return [(i, None) for i in u.items]
+    if isinstance(u, Prim) and u.op in ("mul", "div", "neg", "add", "sub"):
+        a = u.args
+        F = _fold if fold else (lambda v: v)
+        if u.op == "mul":
+            if not (fv(a[0]) & lin):
+                return [(a[1], F(a[0]))]
+            if not (fv(a[1]) & lin):
+                return [(a[0], F(a[1]))]
+            return None  # not linear: an atom
+        if u.op == "div":
+            return [(a[0], F(Prim("div", (ONE, a[1]))))] if not (fv(a[1]) & lin) else None
+        if u.op == "neg":
+            return [(a[0], Num(-1.0))]
+        if u.op == "add":
+            return [(a[0], None), (a[1], None)]
+        return [(a[0], None), (a[1], Num(-1.0))]  # sub
+    if isinstance(u, Proj):
+        x = u.arg
+        if isinstance(x, Tuple):
+            return [(x.items[u.index - 1], None)]
+        if isinstance(x, Sum):
+            return [(Proj(u.index, i), None) for i in x.items]
+        if isinstance(x, Zero):
+            return []
+        x2 = _reduce_atom(x, lin)
+        return [(Proj(u.index, x2), None)] if x2 is not x else None
+    if isinstance(u, App):
+        f = _reduce_atom(u.fun, lin)
+        if isinstance(f, Lam):
+            return [(subst(f.body, bind_pattern(f.pat, u.arg)), None)]
+        if isinstance(f, Sum):
+            return [(App(g, u.arg), None) for g in f.items]
+        if isinstance(f, Zero):
+            return []
+        if isinstance(f, Dual):
+            inner = subst(f.lam.body, bind_pattern(f.lam.pat, u.arg))
+            return [(App(f.functional, inner), None)]
+        return [(App(f, u.arg), None)] if f is not u.fun else None
+    return None
+
+
+def _leaf_into(acc: LinComb, u: Term, c: Term, fold: bool) -> None:
+    """Add c × u to ``acc`` for a leaf u of ``to_lincomb``'s graph."""
+    lc = _cached_lc(u)
+    if lc is not None:
+        _merge_into(acc, _scale(lc.coeffs, c, fold), fold)
+    elif isinstance(u, Num):
+        if u.value != 0.0:
+            _add_into(acc, ONE, cmul(c, u, fold), fold)  # affine part; linear terms have none
+    else:
+        _add_into(acc, u, c, fold)
 
 
 def _reduce_atom(x: Term, lin: Names) -> Term:
@@ -728,18 +765,21 @@ def share(coefficients: list) -> tuple[list, list]:
             x = Var(fresh("k"))
             bindings.append((x, bound))
             names[u] = x
-    return bindings, [_rebuild(c, names) for c in coefficients]
+    rebuilt = _rebuild(Tuple(tuple(coefficients)), names)  # (one map: shared across them too)
+    return bindings, list(rebuilt.children())
 
 
 def _rebuild(u: Term, names: dict) -> Term:
-    """u with its named sub-terms replaced by their names; iterative
-    (deep.bottom_up), and no closure that calls itself (a reference cycle)."""
+    """u with its named sub-terms replaced by their names; iterative, and no
+    closure that calls itself (a reference cycle).  A node shared by several
+    coefficients (an open one, not named) stays one node: rebuilt once
+    (deep.bottom_up_shared), not once per path."""
     def named(v: Term):
-        if not isinstance(v, Prim):
+        if not isinstance(v, (Prim, Tuple)):
             return None, v
         x = names.get(v)
-        return (None, x) if x is not None else (v.args, v)
-    return bottom_up(u, named, remake)
+        return (None, x) if x is not None else (v.children(), v)
+    return bottom_up_shared(u, named, remake, id)
 
 
 def coefficient(d: LinComb, atom: Term) -> Optional[Term]:

@@ -310,15 +310,6 @@ class Step:
         return plug_all(self.ctx, self.contractum)
 
 
-def _mark(t: Term) -> Term:
-    t._flags |= NF
-    return t
-
-
-def _nf(t: Term) -> bool:
-    return bool(t._flags & NF)
-
-
 def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
     """The index of the first item of a tuple, sum or primitive application
     that is not yet a value -- or a value on which ``stop`` holds (a let kept
@@ -421,20 +412,76 @@ class Machine:
 
     # the loop ------------------------------------------------------------------------
     def _run(self, term: Term, trace: list) -> Term:
-        # one loop, no recursion: _down/_up return the next instruction ("up",
-        # "redex" or "done"; _up goes down into the next node itself)
-        down, up = self._down, self._up
-        state = down(None, term)
+        # One loop, no recursion, no call and no state tuple for the search
+        # itself: descend from t in the hole of ctx to the next redex, or ascend
+        # from a value t in the hole of ctx.  After a contraction the search
+        # resumes at the hole (refocusing, Danvy & Nielsen): a step's work is its
+        # rule's plus the frames it moves by, never a walk from the root.
+        child_of, redex_of = self._child, _REDEX
+        level, stop_after, record = self._level, self.stop_after, self.record
+        counts = self.rule_counts
+        ctx: Optional[Ctx] = None
+        t = term
+        ascend = False
         while True:
-            kind, ctx, t, label = state
-            if kind == "up":
-                state = up(ctx, t)
-                continue
-            if kind == "done":
-                return t
+            label = None
+            if not ascend:  # descend: find the next redex inside t
+                while True:
+                    tt = type(t)
+                    if tt is D.Closure:
+                        t = D.push(t)
+                        tt = type(t)
+                    if ctx is not None and ctx.kind in A_KINDS:
+                        r = self._down_a(ctx, t)
+                        if r is None:
+                            break
+                        if r[0] == "push":
+                            ctx, t = r[1], r[2]
+                            continue
+                        label = r[3]  # (a redex in this very hole)
+                        break
+                    if t._flags & NF:
+                        break
+                    if tt in _LEAVES:
+                        t._flags |= NF
+                        break
+                    nxt = child_of[tt](ctx, t)
+                    if nxt is None:  # every evaluated child a value: t is a redex, or one
+                        label = redex_of[tt](t)
+                        if label is None:
+                            t._flags |= NF
+                        break
+                    if nxt is LIFT:
+                        label = "lift"
+                        break
+                    ctx, t = nxt
+            ascend = False
+            if label is None:  # ascend: t is a value (or an A-normal piece) in the hole of ctx
+                while True:
+                    if ctx is None:
+                        return t
+                    parent, kind = ctx.parent, ctx.kind
+                    node = ctx.node if ctx.h is t else ctx.plug(t)
+                    if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
+                            and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
+                        node._scan = ctx.index + 1  # its items up to t are values
+                    if kind == "let-body":
+                        t, ctx = node, parent
+                        continue
+                    if kind == "let-bound":
+                        if is_let(t):
+                            ctx, t, label = parent, node, "A-lift"
+                        else:
+                            ctx, t = Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body
+                        break
+                    if kind == "a-root":
+                        t._flags |= ANF
+                    ctx, t = parent, node  # on to the node's next child, or its own redex
+                    break
+                if label is None:
+                    continue
             # a redex t (rule label) in context ctx
-            if self.stop_after is not None and self._level == 0 \
-                    and self.top_steps >= self.stop_after:
+            if stop_after is not None and level == 0 and self.top_steps >= stop_after:
                 self.next_step = Step(self.top_steps, label, t, t, ctx)
                 return plug_all(materialise_ctx(ctx), D.materialise(t))
             self.steps_taken += 1
@@ -452,15 +499,14 @@ class Machine:
                                       f"{label} on {_short(D.materialise(t))})", label,
                                       D.materialise(t), self.steps_taken - 1,
                                       plug_all(materialise_ctx(ctx), D.materialise(t))))
-            self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
+            counts[label] = counts.get(label, 0) + 1
             prem: list = []
             outer = self._premises
             self._premises = prem
             try:
                 contractum = self._contract(label, t)
                 if type(contractum) is R.Decided:  # (a rule that decided its own label)
-                    label, contractum = R.apply_decision(label, contractum, prem,
-                                                         self.rule_counts)
+                    label, contractum = R.apply_decision(label, contractum, prem, counts)
             except StepBudgetExceeded as e:  # in a premise: the main derivation's state
                 self._stash(e, ctx, t, label)
                 raise
@@ -470,11 +516,12 @@ class Machine:
                 raise
             except R.Declined:
                 self.steps_taken -= 1
-                self.rule_counts[label] -= 1
-                if not self.rule_counts[label]:
-                    del self.rule_counts[label]
-                state = ("up", ctx, _mark(t), None)  # (the loop ascends, once the
-                continue                                # finally restored the premises)
+                counts[label] -= 1
+                if not counts[label]:
+                    del counts[label]
+                t._flags |= NF  # a value after all: ascend from it (once the
+                ascend = True   # finally restored the premises)
+                continue
             finally:
                 self._premises = outer
             if isinstance(contractum, Term) and contractum.pos is None:
@@ -484,10 +531,10 @@ class Machine:
                 pos = t.pos if t.pos is not None or label != "15" else _symbol_pos(t)
                 if pos is not None:
                     contractum.pos = pos
-            if self._level == 0:
+            if level == 0:
                 self.top_steps += 1
-            if self.record:
-                streamed = self.on_step is not None and self._level == 0
+            if record:
+                streamed = self.on_step is not None and level == 0
                 step = Step(self.streamed if streamed else len(trace), label, t, contractum,
                             ctx, prem, self._phase)
                 if streamed:
@@ -496,7 +543,7 @@ class Machine:
                     trace.append(step)
                 if self.verify is not None:
                     try:
-                        self.verify(step, self._level)
+                        self.verify(step, level)
                     except ReductionError as e:
                         if e.pos is None:  # the source position nearest the step
                             e.pos = _locate(D.materialise(t), materialise_ctx(ctx))
@@ -504,7 +551,7 @@ class Machine:
                 if streamed:
                     self.on_step(step)
                     del step  # (kept by no one now: the loop holds no step)
-            state = down(ctx, contractum)
+            t = contractum  # and the search goes on from the hole it fills
 
     def _contract(self, label: str, t: Term):
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
@@ -524,41 +571,6 @@ class Machine:
             if delayed is not None:
                 return delayed
         return R.RULES[label](t, self)
-
-    # descending: find the next redex inside t --------------------------------------
-    def _down(self, ctx: Optional[Ctx], t: Term):
-        while True:
-            tt = type(t)
-            if tt is D.Closure:
-                t = D.push(t)
-                tt = type(t)
-            if ctx is not None and ctx.kind in A_KINDS:
-                r = self._down_a(ctx, t)
-                if r is None:
-                    return ("up", ctx, t, None)
-                if r[0] == "push":
-                    ctx, t = r[1], r[2]
-                    continue
-                return r
-            if t._flags & NF:
-                return ("up", ctx, t, None)
-            if tt in _LEAVES:
-                t._flags |= NF
-                return ("up", ctx, t, None)
-            child = self._child.get(tt)
-            if child is None:
-                raise AssertionError(tt)
-            nxt = child(ctx, t)
-            if nxt is LIFT:
-                return ("redex", ctx, t, "lift")
-            if nxt is not None:
-                ctx, t = nxt
-                continue
-            label = _REDEX[tt](t)
-            if label is not None:
-                return ("redex", ctx, t, label)
-            t._flags |= NF
-            return ("up", ctx, t, None)
 
     @staticmethod
     def _redex(t: Term) -> Optional[str]:
@@ -593,27 +605,6 @@ class Machine:
             return None  # a let in bound position: the enclosing let lifts it
         label = a_redex(t, position, bound)
         return None if label is None else ("redex", ctx, t, label)
-
-    # ascending: t is a value (or an A-normal piece) in the hole of ctx ------------------
-    def _up(self, ctx: Optional[Ctx], t: Term):
-        while True:
-            if ctx is None:
-                return ("done", None, t, None)
-            parent, kind = ctx.parent, ctx.kind
-            node = ctx.node if ctx.h is t else ctx.plug(t)
-            if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
-                    and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
-                node._scan = ctx.index + 1  # its items up to t are values
-            if kind == "let-body":
-                t, ctx = node, parent
-                continue
-            if kind == "let-bound":
-                if is_let(t):
-                    return ("redex", parent, node, "A-lift")
-                return self._down(Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body)
-            if kind == "a-root":
-                t._flags |= ANF
-            return self._down(parent, node)
 
 
 # ---- one node's evaluation order and its redex, by the node's class ---------------------

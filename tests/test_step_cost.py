@@ -20,11 +20,10 @@ from pullback_calc.reduction import machine, rules
 # the search: descending (a node's evaluation order, its frame), classifying a
 # redex, ascending (plugging a frame's hole), the A-contexts
 _SEARCH = {c for c in (machine.Ctx.__init__, machine.Ctx.plug, machine.Machine._down_a,
-                       machine.Machine._position,
                        *(f for f in vars(machine).values() if callable(f) and getattr(
                            f, "__name__", "").startswith(("_child_", "_redex_", "_scan"))),
-                       rules.classify_app, rules.classify_pullback, rules.classify_jac,
-                       rules.classify_dual)}
+                       *machine._PLUG.values(), rules.classify_app, rules.classify_pullback,
+                       rules.classify_jac, rules.classify_dual)}
 _SEARCH_CODE = {getattr(f, "__code__", None) for f in _SEARCH} - {None}
 _STEP = machine.Machine._contract.__code__
 #: a search of more calls than this crosses the term: allowed only at the few

@@ -120,41 +120,7 @@ class Ctx:
     def plug(self, t: Term) -> Term:
         """The frame's node with its hole filled by t (the node itself if t is
         what was there: values come back unchanged, and sharing is kept)."""
-        if self.h is t:
-            return self.node
-        n, k = self.node, self.kind
-        if k == "prim":
-            a = list(n.args)
-            a[self.index] = t
-            return Prim(n.op, tuple(a), n.pos)
-        if k in ("tuple", "sum"):
-            a = list(n.items)
-            a[self.index] = t
-            return type(n)(tuple(a), n.pos)  # type: ignore[call-arg]  # (Tuple or Sum)
-        if k == "app-fun":
-            return App(t, n.arg, n.pos)
-        if k in ("app-arg", "let-bound"):
-            return App(n.fun, t, n.pos)
-        if k == "proj":
-            return Proj(n.index, t, n.pos)
-        if k == "jac-along":
-            return Jac(n.lam, t, n.pos)
-        if k == "dual-fun":
-            return Dual(n.lam, t, n.pos)
-        if k == "dual-body":
-            return Dual(Lam(n.lam.pat, t, n.lam.ann, n.lam.pos), n.functional, n.pos)
-        if k == "pb-fun":
-            return Pullback(t, n.form, n.pos)
-        if k == "pb-form":
-            return Pullback(n.fun, t, n.pos)
-        if k in ("let-body", "let-inert"):
-            return App(Lam(n.fun.pat, t, n.fun.ann, n.fun.pos), n.arg, n.pos)
-        if k == "a-root":
-            lam = n.lam if isinstance(n, Jac) else n.fun
-            new = Lam(lam.pat, t, lam.ann, lam.pos)
-            new._flags |= lam._flags & SPINE
-            return Jac(new, n.along, n.pos) if isinstance(n, Jac) else Pullback(new, n.form, n.pos)
-        raise AssertionError(k)
+        return self.node if self.h is t else _PLUG[self.kind](self.node, self.index, t)
 
     def path(self) -> list[tuple[str, int]]:
         """Frames from the root to the hole (computed only when asked)."""
@@ -199,6 +165,47 @@ def plug_all(ctx: Optional[Ctx], t: Term) -> Term:
         t = ctx.plug(t)
         ctx = ctx.parent
     return t
+
+
+# A frame's node with its hole (child `i`) filled by t, by the frame's kind: one
+# dict look-up instead of a chain of tests (only a changed hole is plugged).
+
+def _plug_prim(n: Prim, i: int, t: Term) -> Term:
+    a = n.args
+    return Prim(n.op, (t,) if len(a) == 1 else a[:i] + (t,) + a[i + 1:], n.pos)
+
+
+def _plug_items(n, i: int, t: Term) -> Term:
+    a = n.items
+    return type(n)(a[:i] + (t,) + a[i + 1:], n.pos)  # (Tuple or Sum)
+
+
+def _plug_a_root(n, i: int, t: Term) -> Term:
+    lam = n.lam if type(n) is Jac else n.fun
+    new = Lam(lam.pat, t, lam.ann, lam.pos)
+    new._flags |= lam._flags & SPINE
+    return Jac(new, n.along, n.pos) if type(n) is Jac else Pullback(new, n.form, n.pos)
+
+
+def _plug_let_body(n: App, i: int, t: Term) -> Term:
+    return App(Lam(n.fun.pat, t, n.fun.ann, n.fun.pos), n.arg, n.pos)
+
+
+_PLUG = {
+    "prim": _plug_prim, "tuple": _plug_items, "sum": _plug_items,
+    "app-fun": lambda n, i, t: App(t, n.arg, n.pos),
+    "app-arg": lambda n, i, t: App(n.fun, t, n.pos),
+    "let-bound": lambda n, i, t: App(n.fun, t, n.pos),
+    "proj": lambda n, i, t: Proj(n.index, t, n.pos),
+    "jac-along": lambda n, i, t: Jac(n.lam, t, n.pos),
+    "dual-fun": lambda n, i, t: Dual(n.lam, t, n.pos),
+    "dual-body": lambda n, i, t: Dual(Lam(n.lam.pat, t, n.lam.ann, n.lam.pos), n.functional,
+                                      n.pos),
+    "pb-fun": lambda n, i, t: Pullback(t, n.form, n.pos),
+    "pb-form": lambda n, i, t: Pullback(n.fun, t, n.pos),
+    "let-body": _plug_let_body, "let-inert": _plug_let_body,
+    "a-root": _plug_a_root,
+}
 
 
 # ---- the trace ------------------------------------------------------------------------
@@ -310,12 +317,12 @@ class Step:
         return plug_all(self.ctx, self.contractum)
 
 
-def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
+def _scan(t: Term, items: tuple, lets: bool = False) -> Optional[int]:
     """The index of the first item of a tuple, sum or primitive application
-    that is not yet a value -- or a value on which ``stop`` holds (a let kept
-    by rule 1, for rule lift) -- None: neither.  ``_scan`` on the node
-    remembers how many leading items are known to be neither, so a wide node
-    is not rescanned from its first item at every visit."""
+    that is not yet a value -- or, if ``lets``, a value that is a let kept by
+    rule 1 (for rule lift) -- None: neither.  ``_scan`` on the node remembers
+    how many leading items are known to be neither, so a wide node is not
+    rescanned from its first item at every visit."""
     i = start = t._scan
     n = len(items)
     while i < n:
@@ -324,7 +331,7 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
             if type(u) not in _LEAVES:
                 break
             u._flags |= NF  # a variable, numeral, 𝟎 or λ: a value, no frame needed
-        if stop is not None and stop(u):
+        if lets and type(u) is App and type(u.fun) is Lam:  # (rules.kept_let, inline)
             break
         i += 1
     if i != start:
@@ -461,7 +468,7 @@ class Machine:
                     if ctx is None:
                         return t
                     parent, kind = ctx.parent, ctx.kind
-                    node = ctx.node if ctx.h is t else ctx.plug(t)
+                    node = ctx.node if ctx.h is t else _PLUG[kind](ctx.node, ctx.index, t)
                     if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
                             and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
                         node._scan = ctx.index + 1  # its items up to t are values
@@ -582,28 +589,31 @@ class Machine:
 
     # A-contexts -------------------------------------------------------------------
     @staticmethod
-    def _position(ctx: Ctx) -> tuple[str, Optional[str]]:
-        if ctx.kind == "let-bound":
-            return "bound", None
-        if ctx.kind == "let-body":
-            pat = ctx.node.fun.pat
-            return "tail", pat.name if isinstance(pat, Var) else None
-        return "root", None
-
-    def _down_a(self, ctx: Ctx, t: Term):
-        """In an A-context hole: a redex, a frame to push, or None (done here)."""
-        position, bound = self._position(ctx)
-        if position == "root" and t._flags & ANF:
-            return None
-        if is_let(t) and position != "bound":
-            if is_let(t.arg):
-                return ("redex", ctx, t, "A-lift")
-            if is_elementary(t.arg):
-                return ("push", Ctx("let-body", t, 0, ctx, t.fun.body), t.fun.body)
-            return ("push", Ctx("let-bound", t, 1, ctx, t.arg), t.arg)
-        if is_let(t):
-            return None  # a let in bound position: the enclosing let lifts it
-        label = a_redex(t, position, bound)
+    def _down_a(ctx: Ctx, t: Term):
+        """In an A-context hole (the root of a λ's body under Ω or J, a let's
+        bound term, a let's body: the position a_redex is told): a redex, a
+        frame to push, or None (done here)."""
+        kind = ctx.kind
+        let = type(t) is App and type(t.fun) is Lam  # (is_let, inline)
+        if kind == "let-bound":
+            if let:
+                return None  # a let in bound position: the enclosing let lifts it
+            label = a_redex(t, "bound", None)
+        else:
+            if kind == "a-root" and t._flags & ANF:
+                return None
+            if let:
+                arg = t.arg
+                if type(arg) is App and type(arg.fun) is Lam:
+                    return ("redex", ctx, t, "A-lift")
+                if is_elementary(arg):
+                    return ("push", Ctx("let-body", t, 0, ctx, t.fun.body), t.fun.body)
+                return ("push", Ctx("let-bound", t, 1, ctx, arg), arg)
+            if kind == "let-body":
+                pat = ctx.node.fun.pat
+                label = a_redex(t, "tail", pat.name if type(pat) is Var else None)
+            else:
+                label = a_redex(t, "root", None)
         return None if label is None else ("redex", ctx, t, label)
 
 
@@ -617,22 +627,25 @@ def _child_prim(ctx, t):
     return None if i is None else (Ctx("prim", t, i, ctx, t.args[i]), t.args[i])
 
 
+# (rules.kept_let, a let kept by rule 1, is tested inline below: type(v) is App
+# and type(v.fun) is Lam -- a call per child visited is a third of the descent)
+
 def _child_app(ctx, t):
     fun, arg = t.fun, t.arg
+    tf = type(fun)
     if not fun._flags & NF:
-        if type(fun) not in _LEAVES:
+        if tf not in _LEAVES:
             return Ctx("app-fun", t, 0, ctx, fun), fun
         fun._flags |= NF  # a leaf is a value: marked without a frame
-    kept = R.kept_let
-    if kept(fun):
+    elif tf is App and type(fun.fun) is Lam:
         return LIFT
     if not arg._flags & NF:
         if type(arg) not in _LEAVES:
             return Ctx("app-arg", t, 1, ctx, arg), arg
         arg._flags |= NF
-    if kept(arg):
+    elif type(arg) is App and type(arg.fun) is Lam:
         return LIFT
-    if type(fun) is Lam and not fun.body._flags & NF and R.is_inert(arg):
+    if tf is Lam and not fun.body._flags & NF and R.is_inert(arg):
         if isinstance(fun.body, D.LetBody):  # its substitution was delayed
             t = D.forced_let(t)
         return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
@@ -642,7 +655,7 @@ def _child_app(ctx, t):
 def _child_items(ctx, t):
     tup = type(t) is Tuple
     items = t.items
-    i = _scan(t, items, R.kept_let if tup else None)
+    i = _scan(t, items, tup)
     if i is None:
         return None
     a = items[i]
@@ -650,23 +663,26 @@ def _child_items(ctx, t):
 
 
 def _child_proj(ctx, t):
-    if not t.arg._flags & NF:
-        return Ctx("proj", t, 0, ctx, t.arg), t.arg
-    return LIFT if R.kept_let(t.arg) else None
+    a = t.arg
+    if not a._flags & NF:
+        return Ctx("proj", t, 0, ctx, a), a
+    return LIFT if type(a) is App and type(a.fun) is Lam else None
 
 
 def _child_jac(ctx, t):
-    if not is_a_normal(t.lam.body):
+    if not t.lam.body._flags & ANF and not is_a_normal(t.lam.body):
         return Ctx("a-root", t, 0, ctx, t.lam.body), t.lam.body
-    if not t.along._flags & NF:
-        return Ctx("jac-along", t, 1, ctx, t.along), t.along
-    return LIFT if R.kept_let(t.along) else None
+    a = t.along
+    if not a._flags & NF:
+        return Ctx("jac-along", t, 1, ctx, a), a
+    return LIFT if type(a) is App and type(a.fun) is Lam else None
 
 
 def _child_dual(ctx, t):
-    if not t.functional._flags & NF:
-        return Ctx("dual-fun", t, 1, ctx, t.functional), t.functional
-    if R.kept_let(t.functional):
+    f = t.functional
+    if not f._flags & NF:
+        return Ctx("dual-fun", t, 1, ctx, f), f
+    if type(f) is App and type(f.fun) is Lam:
         return LIFT
     body = t.lam.body
     if not body._flags & NF:
@@ -678,13 +694,15 @@ def _child_pullback(ctx, t):
     fun = t.fun
     if not fun._flags & NF:
         return Ctx("pb-fun", t, 0, ctx, fun), fun
-    if R.kept_let(fun):
+    tf = type(fun)
+    if tf is App and type(fun.fun) is Lam:
         return LIFT
-    if type(fun) is Lam and not is_a_normal(fun.body):
+    if tf is Lam and not fun.body._flags & ANF and not is_a_normal(fun.body):
         return Ctx("a-root", t, 0, ctx, fun.body), fun.body
-    if not t.form._flags & NF:
-        return Ctx("pb-form", t, 1, ctx, t.form), t.form
-    return LIFT if R.kept_let(t.form) else None
+    form = t.form
+    if not form._flags & NF:
+        return Ctx("pb-form", t, 1, ctx, form), form
+    return LIFT if type(form) is App and type(form.fun) is Lam else None
 
 
 #: the hole of a hollow frame: a name no binder binds, printed as a hole

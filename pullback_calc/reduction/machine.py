@@ -426,7 +426,8 @@ class Machine:
         # rule's plus the frames it moves by, never a walk from the root.
         child_of, redex_of = self._child, _REDEX
         level, stop_after, record = self._level, self.stop_after, self.record
-        counts = self.rule_counts
+        counts, max_steps, contract, decided = self.rule_counts, self.max_steps, self._contract, \
+            R.Decided
         ctx: Optional[Ctx] = None
         t = term
         ascend = False
@@ -491,8 +492,8 @@ class Machine:
             if stop_after is not None and level == 0 and self.top_steps >= stop_after:
                 self.next_step = Step(self.top_steps, label, t, t, ctx)
                 return plug_all(materialise_ctx(ctx), D.materialise(t))
-            self.steps_taken += 1
-            if self.steps_taken > self.max_steps:
+            taken = self.steps_taken = self.steps_taken + 1  # (premises count theirs in it)
+            if taken > max_steps:
                 t = D.materialise(t)
                 e = StepBudgetExceeded(
                     f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
@@ -501,7 +502,7 @@ class Machine:
                     term=plug_all(materialise_ctx(ctx), t))
                 self._stash(e, ctx, t, label)
                 raise e
-            if budgets.ACTIVE and not self.steps_taken & 255:  # time and memory (budgets.py)
+            if budgets.ACTIVE and not taken & 255:  # time and memory (budgets.py)
                 budgets.check(lambda: (f" after {self.steps_taken - 1} steps (next: rule "
                                       f"{label} on {_short(D.materialise(t))})", label,
                                       D.materialise(t), self.steps_taken - 1,
@@ -511,8 +512,8 @@ class Machine:
             outer = self._premises
             self._premises = prem
             try:
-                contractum = self._contract(label, t)
-                if type(contractum) is R.Decided:  # (a rule that decided its own label)
+                contractum = contract(label, t)
+                if type(contractum) is decided:  # (a rule that decided its own label)
                     label, contractum = R.apply_decision(label, contractum, prem, counts)
             except StepBudgetExceeded as e:  # in a premise: the main derivation's state
                 self._stash(e, ctx, t, label)

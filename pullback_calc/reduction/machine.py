@@ -624,8 +624,17 @@ _LEAVES = frozenset({Var, Num, Zero, Lam})
 
 
 def _child_prim(ctx, t):
-    i = _scan(t, t.args)
-    return None if i is None else (Ctx("prim", t, i, ctx, t.args[i]), t.args[i])
+    args = t.args
+    if len(args) == 1:  # f(P), the usual function symbol: _scan without its loop
+        a = args[0]
+        if a._flags & NF:
+            return None
+        if type(a) not in _LEAVES:
+            return Ctx("prim", t, 0, ctx, a), a
+        a._flags |= NF  # (a leaf: a value, no frame needed)
+        return None
+    i = _scan(t, args)
+    return None if i is None else (Ctx("prim", t, i, ctx, args[i]), args[i])
 
 
 # (rules.kept_let, a let kept by rule 1, is tested inline below: type(v) is App
@@ -720,12 +729,10 @@ def _child_dual_hollow(ctx, t):
     frame always plugs a new Dual (the same one the full frame would build
     when the functional changed), so the steps are the same; used only when
     no trace is recorded (a trace shows the frames' nodes)."""
-    got = _child_dual(ctx, t)
-    if got is not None and got is not LIFT and got[0].kind == "dual-fun":
-        frame = got[0]
-        frame.node = Dual(t.lam, HOLE, t.pos)
-        frame.h = HOLE
-    return got
+    f = t.functional
+    if not f._flags & NF:
+        return Ctx("dual-fun", Dual(t.lam, HOLE, t.pos), 1, ctx, HOLE), f
+    return _child_dual(ctx, t)
 
 
 _CHILD = {Prim: _child_prim, App: _child_app, Tuple: _child_items, Sum: _child_items,

@@ -120,41 +120,7 @@ class Ctx:
     def plug(self, t: Term) -> Term:
         """The frame's node with its hole filled by t (the node itself if t is
         what was there: values come back unchanged, and sharing is kept)."""
-        if self.h is t:
-            return self.node
-        n, k = self.node, self.kind
-        if k == "prim":
-            a = list(n.args)
-            a[self.index] = t
-            return Prim(n.op, tuple(a), n.pos)
-        if k in ("tuple", "sum"):
-            a = list(n.items)
-            a[self.index] = t
-            return type(n)(tuple(a), n.pos)  # type: ignore[call-arg]  # (Tuple or Sum)
-        if k == "app-fun":
-            return App(t, n.arg, n.pos)
-        if k in ("app-arg", "let-bound"):
-            return App(n.fun, t, n.pos)
-        if k == "proj":
-            return Proj(n.index, t, n.pos)
-        if k == "jac-along":
-            return Jac(n.lam, t, n.pos)
-        if k == "dual-fun":
-            return Dual(n.lam, t, n.pos)
-        if k == "dual-body":
-            return Dual(Lam(n.lam.pat, t, n.lam.ann, n.lam.pos), n.functional, n.pos)
-        if k == "pb-fun":
-            return Pullback(t, n.form, n.pos)
-        if k == "pb-form":
-            return Pullback(n.fun, t, n.pos)
-        if k in ("let-body", "let-inert"):
-            return App(Lam(n.fun.pat, t, n.fun.ann, n.fun.pos), n.arg, n.pos)
-        if k == "a-root":
-            lam = n.lam if isinstance(n, Jac) else n.fun
-            new = Lam(lam.pat, t, lam.ann, lam.pos)
-            new._flags |= lam._flags & SPINE
-            return Jac(new, n.along, n.pos) if isinstance(n, Jac) else Pullback(new, n.form, n.pos)
-        raise AssertionError(k)
+        return self.node if self.h is t else _PLUG[self.kind](self.node, self.index, t)
 
     def path(self) -> list[tuple[str, int]]:
         """Frames from the root to the hole (computed only when asked)."""
@@ -199,6 +165,47 @@ def plug_all(ctx: Optional[Ctx], t: Term) -> Term:
         t = ctx.plug(t)
         ctx = ctx.parent
     return t
+
+
+# A frame's node with its hole (child `i`) filled by t, by the frame's kind: one
+# dict look-up instead of a chain of tests (only a changed hole is plugged).
+
+def _plug_prim(n: Prim, i: int, t: Term) -> Term:
+    a = n.args
+    return Prim(n.op, (t,) if len(a) == 1 else a[:i] + (t,) + a[i + 1:], n.pos)
+
+
+def _plug_items(n, i: int, t: Term) -> Term:
+    a = n.items
+    return type(n)(a[:i] + (t,) + a[i + 1:], n.pos)  # (Tuple or Sum)
+
+
+def _plug_a_root(n, i: int, t: Term) -> Term:
+    lam = n.lam if type(n) is Jac else n.fun
+    new = Lam(lam.pat, t, lam.ann, lam.pos)
+    new._flags |= lam._flags & SPINE
+    return Jac(new, n.along, n.pos) if type(n) is Jac else Pullback(new, n.form, n.pos)
+
+
+def _plug_let_body(n: App, i: int, t: Term) -> Term:
+    return App(Lam(n.fun.pat, t, n.fun.ann, n.fun.pos), n.arg, n.pos)
+
+
+_PLUG = {
+    "prim": _plug_prim, "tuple": _plug_items, "sum": _plug_items,
+    "app-fun": lambda n, i, t: App(t, n.arg, n.pos),
+    "app-arg": lambda n, i, t: App(n.fun, t, n.pos),
+    "let-bound": lambda n, i, t: App(n.fun, t, n.pos),
+    "proj": lambda n, i, t: Proj(n.index, t, n.pos),
+    "jac-along": lambda n, i, t: Jac(n.lam, t, n.pos),
+    "dual-fun": lambda n, i, t: Dual(n.lam, t, n.pos),
+    "dual-body": lambda n, i, t: Dual(Lam(n.lam.pat, t, n.lam.ann, n.lam.pos), n.functional,
+                                      n.pos),
+    "pb-fun": lambda n, i, t: Pullback(t, n.form, n.pos),
+    "pb-form": lambda n, i, t: Pullback(n.fun, t, n.pos),
+    "let-body": _plug_let_body, "let-inert": _plug_let_body,
+    "a-root": _plug_a_root,
+}
 
 
 # ---- the trace ------------------------------------------------------------------------
@@ -310,21 +317,12 @@ class Step:
         return plug_all(self.ctx, self.contractum)
 
 
-def _mark(t: Term) -> Term:
-    t._flags |= NF
-    return t
-
-
-def _nf(t: Term) -> bool:
-    return bool(t._flags & NF)
-
-
-def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
+def _scan(t: Term, items: tuple, lets: bool = False) -> Optional[int]:
     """The index of the first item of a tuple, sum or primitive application
-    that is not yet a value -- or a value on which ``stop`` holds (a let kept
-    by rule 1, for rule lift) -- None: neither.  ``_scan`` on the node
-    remembers how many leading items are known to be neither, so a wide node
-    is not rescanned from its first item at every visit."""
+    that is not yet a value -- or, if ``lets``, a value that is a let kept by
+    rule 1 (for rule lift) -- None: neither.  ``_scan`` on the node remembers
+    how many leading items are known to be neither, so a wide node is not
+    rescanned from its first item at every visit."""
     i = start = t._scan
     n = len(items)
     while i < n:
@@ -333,7 +331,7 @@ def _scan(t: Term, items: tuple, stop=None) -> Optional[int]:
             if type(u) not in _LEAVES:
                 break
             u._flags |= NF  # a variable, numeral, 𝟎 or λ: a value, no frame needed
-        if stop is not None and stop(u):
+        if lets and type(u) is App and type(u.fun) is Lam:  # (rules.kept_let, inline)
             break
         i += 1
     if i != start:
@@ -421,24 +419,81 @@ class Machine:
 
     # the loop ------------------------------------------------------------------------
     def _run(self, term: Term, trace: list) -> Term:
-        # one loop, no recursion: _down/_up return the next instruction ("up",
-        # "redex" or "done"; _up goes down into the next node itself)
-        down, up = self._down, self._up
-        state = down(None, term)
+        # One loop, no recursion, no call and no state tuple for the search
+        # itself: descend from t in the hole of ctx to the next redex, or ascend
+        # from a value t in the hole of ctx.  After a contraction the search
+        # resumes at the hole (refocusing, Danvy & Nielsen): a step's work is its
+        # rule's plus the frames it moves by, never a walk from the root.
+        child_of, redex_of = self._child, _REDEX
+        level, stop_after, record = self._level, self.stop_after, self.record
+        counts, max_steps, contract, decided = self.rule_counts, self.max_steps, self._contract, \
+            R.Decided
+        ctx: Optional[Ctx] = None
+        t = term
+        ascend = False
         while True:
-            kind, ctx, t, label = state
-            if kind == "up":
-                state = up(ctx, t)
-                continue
-            if kind == "done":
-                return t
+            label = None
+            if not ascend:  # descend: find the next redex inside t
+                while True:
+                    tt = type(t)
+                    if tt is D.Closure:
+                        t = D.push(t)
+                        tt = type(t)
+                    if ctx is not None and ctx.kind in A_KINDS:
+                        r = self._down_a(ctx, t)
+                        if r is None:
+                            break
+                        if r[0] == "push":
+                            ctx, t = r[1], r[2]
+                            continue
+                        label = r[3]  # (a redex in this very hole)
+                        break
+                    if t._flags & NF:
+                        break
+                    if tt in _LEAVES:
+                        t._flags |= NF
+                        break
+                    nxt = child_of[tt](ctx, t)
+                    if nxt is None:  # every evaluated child a value: t is a redex, or one
+                        label = redex_of[tt](t)
+                        if label is None:
+                            t._flags |= NF
+                        break
+                    if nxt is LIFT:
+                        label = "lift"
+                        break
+                    ctx, t = nxt
+            ascend = False
+            if label is None:  # ascend: t is a value (or an A-normal piece) in the hole of ctx
+                while True:
+                    if ctx is None:
+                        return t
+                    parent, kind = ctx.parent, ctx.kind
+                    node = ctx.node if ctx.h is t else _PLUG[kind](ctx.node, ctx.index, t)
+                    if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
+                            and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
+                        node._scan = ctx.index + 1  # its items up to t are values
+                    if kind == "let-body":
+                        t, ctx = node, parent
+                        continue
+                    if kind == "let-bound":
+                        if is_let(t):
+                            ctx, t, label = parent, node, "A-lift"
+                        else:
+                            ctx, t = Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body
+                        break
+                    if kind == "a-root":
+                        t._flags |= ANF
+                    ctx, t = parent, node  # on to the node's next child, or its own redex
+                    break
+                if label is None:
+                    continue
             # a redex t (rule label) in context ctx
-            if self.stop_after is not None and self._level == 0 \
-                    and self.top_steps >= self.stop_after:
+            if stop_after is not None and level == 0 and self.top_steps >= stop_after:
                 self.next_step = Step(self.top_steps, label, t, t, ctx)
                 return plug_all(materialise_ctx(ctx), D.materialise(t))
-            self.steps_taken += 1
-            if self.steps_taken > self.max_steps:
+            taken = self.steps_taken = self.steps_taken + 1  # (premises count theirs in it)
+            if taken > max_steps:
                 t = D.materialise(t)
                 e = StepBudgetExceeded(
                     f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
@@ -447,20 +502,19 @@ class Machine:
                     term=plug_all(materialise_ctx(ctx), t))
                 self._stash(e, ctx, t, label)
                 raise e
-            if budgets.ACTIVE and not self.steps_taken & 255:  # time and memory (budgets.py)
+            if budgets.ACTIVE and not taken & 255:  # time and memory (budgets.py)
                 budgets.check(lambda: (f" after {self.steps_taken - 1} steps (next: rule "
                                       f"{label} on {_short(D.materialise(t))})", label,
                                       D.materialise(t), self.steps_taken - 1,
                                       plug_all(materialise_ctx(ctx), D.materialise(t))))
-            self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
+            counts[label] = counts.get(label, 0) + 1
             prem: list = []
             outer = self._premises
             self._premises = prem
             try:
-                contractum = self._contract(label, t)
-                if type(contractum) is R.Decided:  # (a rule that decided its own label)
-                    label, contractum = R.apply_decision(label, contractum, prem,
-                                                         self.rule_counts)
+                contractum = contract(label, t)
+                if type(contractum) is decided:  # (a rule that decided its own label)
+                    label, contractum = R.apply_decision(label, contractum, prem, counts)
             except StepBudgetExceeded as e:  # in a premise: the main derivation's state
                 self._stash(e, ctx, t, label)
                 raise
@@ -470,11 +524,12 @@ class Machine:
                 raise
             except R.Declined:
                 self.steps_taken -= 1
-                self.rule_counts[label] -= 1
-                if not self.rule_counts[label]:
-                    del self.rule_counts[label]
-                state = ("up", ctx, _mark(t), None)  # (the loop ascends, once the
-                continue                                # finally restored the premises)
+                counts[label] -= 1
+                if not counts[label]:
+                    del counts[label]
+                t._flags |= NF  # a value after all: ascend from it (once the
+                ascend = True   # finally restored the premises)
+                continue
             finally:
                 self._premises = outer
             if isinstance(contractum, Term) and contractum.pos is None:
@@ -484,10 +539,10 @@ class Machine:
                 pos = t.pos if t.pos is not None or label != "15" else _symbol_pos(t)
                 if pos is not None:
                     contractum.pos = pos
-            if self._level == 0:
+            if level == 0:
                 self.top_steps += 1
-            if self.record:
-                streamed = self.on_step is not None and self._level == 0
+            if record:
+                streamed = self.on_step is not None and level == 0
                 step = Step(self.streamed if streamed else len(trace), label, t, contractum,
                             ctx, prem, self._phase)
                 if streamed:
@@ -496,7 +551,7 @@ class Machine:
                     trace.append(step)
                 if self.verify is not None:
                     try:
-                        self.verify(step, self._level)
+                        self.verify(step, level)
                     except ReductionError as e:
                         if e.pos is None:  # the source position nearest the step
                             e.pos = _locate(D.materialise(t), materialise_ctx(ctx))
@@ -504,7 +559,7 @@ class Machine:
                 if streamed:
                     self.on_step(step)
                     del step  # (kept by no one now: the loop holds no step)
-            state = down(ctx, contractum)
+            t = contractum  # and the search goes on from the hole it fills
 
     def _contract(self, label: str, t: Term):
         """The rule's contractum -- for rule 1 on closed terms, delayed (the same
@@ -525,41 +580,6 @@ class Machine:
                 return delayed
         return R.RULES[label](t, self)
 
-    # descending: find the next redex inside t --------------------------------------
-    def _down(self, ctx: Optional[Ctx], t: Term):
-        while True:
-            tt = type(t)
-            if tt is D.Closure:
-                t = D.push(t)
-                tt = type(t)
-            if ctx is not None and ctx.kind in A_KINDS:
-                r = self._down_a(ctx, t)
-                if r is None:
-                    return ("up", ctx, t, None)
-                if r[0] == "push":
-                    ctx, t = r[1], r[2]
-                    continue
-                return r
-            if t._flags & NF:
-                return ("up", ctx, t, None)
-            if tt in _LEAVES:
-                t._flags |= NF
-                return ("up", ctx, t, None)
-            child = self._child.get(tt)
-            if child is None:
-                raise AssertionError(tt)
-            nxt = child(ctx, t)
-            if nxt is LIFT:
-                return ("redex", ctx, t, "lift")
-            if nxt is not None:
-                ctx, t = nxt
-                continue
-            label = _REDEX[tt](t)
-            if label is not None:
-                return ("redex", ctx, t, label)
-            t._flags |= NF
-            return ("up", ctx, t, None)
-
     @staticmethod
     def _redex(t: Term) -> Optional[str]:
         """The rule for t, all of whose evaluated children are values."""
@@ -570,50 +590,32 @@ class Machine:
 
     # A-contexts -------------------------------------------------------------------
     @staticmethod
-    def _position(ctx: Ctx) -> tuple[str, Optional[str]]:
-        if ctx.kind == "let-bound":
-            return "bound", None
-        if ctx.kind == "let-body":
-            pat = ctx.node.fun.pat
-            return "tail", pat.name if isinstance(pat, Var) else None
-        return "root", None
-
-    def _down_a(self, ctx: Ctx, t: Term):
-        """In an A-context hole: a redex, a frame to push, or None (done here)."""
-        position, bound = self._position(ctx)
-        if position == "root" and t._flags & ANF:
-            return None
-        if is_let(t) and position != "bound":
-            if is_let(t.arg):
-                return ("redex", ctx, t, "A-lift")
-            if is_elementary(t.arg):
-                return ("push", Ctx("let-body", t, 0, ctx, t.fun.body), t.fun.body)
-            return ("push", Ctx("let-bound", t, 1, ctx, t.arg), t.arg)
-        if is_let(t):
-            return None  # a let in bound position: the enclosing let lifts it
-        label = a_redex(t, position, bound)
-        return None if label is None else ("redex", ctx, t, label)
-
-    # ascending: t is a value (or an A-normal piece) in the hole of ctx ------------------
-    def _up(self, ctx: Optional[Ctx], t: Term):
-        while True:
-            if ctx is None:
-                return ("done", None, t, None)
-            parent, kind = ctx.parent, ctx.kind
-            node = ctx.node if ctx.h is t else ctx.plug(t)
-            if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
-                    and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
-                node._scan = ctx.index + 1  # its items up to t are values
+    def _down_a(ctx: Ctx, t: Term):
+        """In an A-context hole (the root of a λ's body under Ω or J, a let's
+        bound term, a let's body: the position a_redex is told): a redex, a
+        frame to push, or None (done here)."""
+        kind = ctx.kind
+        let = type(t) is App and type(t.fun) is Lam  # (is_let, inline)
+        if kind == "let-bound":
+            if let:
+                return None  # a let in bound position: the enclosing let lifts it
+            label = a_redex(t, "bound", None)
+        else:
+            if kind == "a-root" and t._flags & ANF:
+                return None
+            if let:
+                arg = t.arg
+                if type(arg) is App and type(arg.fun) is Lam:
+                    return ("redex", ctx, t, "A-lift")
+                if is_elementary(arg):
+                    return ("push", Ctx("let-body", t, 0, ctx, t.fun.body), t.fun.body)
+                return ("push", Ctx("let-bound", t, 1, ctx, arg), arg)
             if kind == "let-body":
-                t, ctx = node, parent
-                continue
-            if kind == "let-bound":
-                if is_let(t):
-                    return ("redex", parent, node, "A-lift")
-                return self._down(Ctx("let-body", node, 0, parent, node.fun.body), node.fun.body)
-            if kind == "a-root":
-                t._flags |= ANF
-            return self._down(parent, node)
+                pat = ctx.node.fun.pat
+                label = a_redex(t, "tail", pat.name if type(pat) is Var else None)
+            else:
+                label = a_redex(t, "root", None)
+        return None if label is None else ("redex", ctx, t, label)
 
 
 # ---- one node's evaluation order and its redex, by the node's class ---------------------
@@ -622,26 +624,38 @@ _LEAVES = frozenset({Var, Num, Zero, Lam})
 
 
 def _child_prim(ctx, t):
-    i = _scan(t, t.args)
-    return None if i is None else (Ctx("prim", t, i, ctx, t.args[i]), t.args[i])
+    args = t.args
+    if len(args) == 1:  # f(P), the usual function symbol: _scan without its loop
+        a = args[0]
+        if a._flags & NF:
+            return None
+        if type(a) not in _LEAVES:
+            return Ctx("prim", t, 0, ctx, a), a
+        a._flags |= NF  # (a leaf: a value, no frame needed)
+        return None
+    i = _scan(t, args)
+    return None if i is None else (Ctx("prim", t, i, ctx, args[i]), args[i])
 
+
+# (rules.kept_let, a let kept by rule 1, is tested inline below: type(v) is App
+# and type(v.fun) is Lam -- a call per child visited is a third of the descent)
 
 def _child_app(ctx, t):
     fun, arg = t.fun, t.arg
+    tf = type(fun)
     if not fun._flags & NF:
-        if type(fun) not in _LEAVES:
+        if tf not in _LEAVES:
             return Ctx("app-fun", t, 0, ctx, fun), fun
         fun._flags |= NF  # a leaf is a value: marked without a frame
-    kept = R.kept_let
-    if kept(fun):
+    elif tf is App and type(fun.fun) is Lam:
         return LIFT
     if not arg._flags & NF:
         if type(arg) not in _LEAVES:
             return Ctx("app-arg", t, 1, ctx, arg), arg
         arg._flags |= NF
-    if kept(arg):
+    elif type(arg) is App and type(arg.fun) is Lam:
         return LIFT
-    if type(fun) is Lam and not fun.body._flags & NF and R.is_inert(arg):
+    if tf is Lam and not fun.body._flags & NF and R.is_inert(arg):
         if isinstance(fun.body, D.LetBody):  # its substitution was delayed
             t = D.forced_let(t)
         return Ctx("let-inert", t, 0, ctx), t.fun.body  # rule 1 decides after
@@ -651,7 +665,7 @@ def _child_app(ctx, t):
 def _child_items(ctx, t):
     tup = type(t) is Tuple
     items = t.items
-    i = _scan(t, items, R.kept_let if tup else None)
+    i = _scan(t, items, tup)
     if i is None:
         return None
     a = items[i]
@@ -659,23 +673,26 @@ def _child_items(ctx, t):
 
 
 def _child_proj(ctx, t):
-    if not t.arg._flags & NF:
-        return Ctx("proj", t, 0, ctx, t.arg), t.arg
-    return LIFT if R.kept_let(t.arg) else None
+    a = t.arg
+    if not a._flags & NF:
+        return Ctx("proj", t, 0, ctx, a), a
+    return LIFT if type(a) is App and type(a.fun) is Lam else None
 
 
 def _child_jac(ctx, t):
-    if not is_a_normal(t.lam.body):
+    if not t.lam.body._flags & ANF and not is_a_normal(t.lam.body):
         return Ctx("a-root", t, 0, ctx, t.lam.body), t.lam.body
-    if not t.along._flags & NF:
-        return Ctx("jac-along", t, 1, ctx, t.along), t.along
-    return LIFT if R.kept_let(t.along) else None
+    a = t.along
+    if not a._flags & NF:
+        return Ctx("jac-along", t, 1, ctx, a), a
+    return LIFT if type(a) is App and type(a.fun) is Lam else None
 
 
 def _child_dual(ctx, t):
-    if not t.functional._flags & NF:
-        return Ctx("dual-fun", t, 1, ctx, t.functional), t.functional
-    if R.kept_let(t.functional):
+    f = t.functional
+    if not f._flags & NF:
+        return Ctx("dual-fun", t, 1, ctx, f), f
+    if type(f) is App and type(f.fun) is Lam:
         return LIFT
     body = t.lam.body
     if not body._flags & NF:
@@ -687,13 +704,15 @@ def _child_pullback(ctx, t):
     fun = t.fun
     if not fun._flags & NF:
         return Ctx("pb-fun", t, 0, ctx, fun), fun
-    if R.kept_let(fun):
+    tf = type(fun)
+    if tf is App and type(fun.fun) is Lam:
         return LIFT
-    if type(fun) is Lam and not is_a_normal(fun.body):
+    if tf is Lam and not fun.body._flags & ANF and not is_a_normal(fun.body):
         return Ctx("a-root", t, 0, ctx, fun.body), fun.body
-    if not t.form._flags & NF:
-        return Ctx("pb-form", t, 1, ctx, t.form), t.form
-    return LIFT if R.kept_let(t.form) else None
+    form = t.form
+    if not form._flags & NF:
+        return Ctx("pb-form", t, 1, ctx, form), form
+    return LIFT if type(form) is App and type(form.fun) is Lam else None
 
 
 #: the hole of a hollow frame: a name no binder binds, printed as a hole
@@ -710,12 +729,10 @@ def _child_dual_hollow(ctx, t):
     frame always plugs a new Dual (the same one the full frame would build
     when the functional changed), so the steps are the same; used only when
     no trace is recorded (a trace shows the frames' nodes)."""
-    got = _child_dual(ctx, t)
-    if got is not None and got is not LIFT and got[0].kind == "dual-fun":
-        frame = got[0]
-        frame.node = Dual(t.lam, HOLE, t.pos)
-        frame.h = HOLE
-    return got
+    f = t.functional
+    if not f._flags & NF:
+        return Ctx("dual-fun", Dual(t.lam, HOLE, t.pos), 1, ctx, HOLE), f
+    return _child_dual(ctx, t)
 
 
 _CHILD = {Prim: _child_prim, App: _child_app, Tuple: _child_items, Sum: _child_items,

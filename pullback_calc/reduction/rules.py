@@ -493,16 +493,85 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
 @rule("8c")
 def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     """(8c) Ω(λp. let q = V in L) ω → Ω(λp. L[V/q]) ω  when V is a closed
-    abstraction -- a constant (an atom of A-normal forms, like a numeral):
-    β_v under the λ, which copies no work.  Rule 8 would make q a coordinate
-    of the environment, and reverse mode would compute its adjoint -- the
-    derivative of everything after it along the direction dq, e.g. of a
-    whole fold along the folding function -- only for the stage that binds
-    q, whose Jacobian is 0 (rule 9), to discard it."""
+    abstraction or a numeral -- a constant (an atom of A-normal forms) -- or
+    a value used once (``inlined_once``): β_v under the λ.  β_v of a value
+    copies no work: a constant costs nothing to copy, and a value bound to a
+    variable that occurs at most once in L, wherever, is moved, not copied
+    (it is a value: nothing of it is evaluated before it is used).  Rule 8
+    would make q a coordinate of the environment, and reverse mode would
+    compute its adjoint -- the derivative of everything after it along the
+    direction dq, e.g. of a whole fold along the folding function, or along
+    a constant 0 -- only for the stage that binds q, whose Jacobian is 0
+    (rule 9), to discard it.  Inlining the closures of a Church list built
+    by ``cons`` makes it the written-out list, whose gradient is linear
+    (papers/calculus.md §9, church-cons)."""
     lam = t.fun
     let_ = lam.body
     body = subst(let_.fun.body, bind_pattern(let_.fun.pat, let_.arg))
     return Pullback(Lam(lam.pat, body, lam.ann), t.form)
+
+
+def inlined_once(let_: App) -> bool:
+    """Does 8c substitute let q = V in L although V is open?  When V is a
+    variable or an abstraction that applies none of its free variables, q
+    occurs at most once in L -- under an abstraction too -- and that
+    occurrence is not an operand A-name would bind again (a variable may be
+    anywhere; an abstraction under a λ or at the head of an application of
+    the series, where A-lift makes its body part of the series).  Any value
+    used once could be moved (β_v copies nothing); the rest is what pays:
+    an abstraction at an operand would be named again by A-name, for ever,
+    and one that calls a function it does not know (a coordinate) would
+    turn each call into a stage differentiated on its own -- along a
+    constant argument too -- where rule 18 takes the whole body in one
+    premise (``ho_list_dot`` 139 → 305 steps, church-numeral 921 → 1,010
+    at k = 8, with that condition left out)."""
+    V, q = let_.arg, let_.fun.pat
+    if not isinstance(q, Var) or not (isinstance(V, Var) or
+                                      isinstance(V, Lam) and not _applies_free(V)):
+        return False
+    x = q.name
+    t = let_.fun.body
+    while is_let(t):
+        E = t.arg
+        if x in fv(E):
+            if _occurrences(x, E) > 1 or x in fv(t.fun.body):
+                return False
+            return isinstance(V, Var) or not any(
+                isinstance(c, Var) and c.name == x and not (isinstance(E, App) and slot == 0)
+                for slot, c in operands(E))
+        if x in pattern_vars(t.fun.pat):  # rebound: L uses q no more
+            return True
+        t = t.fun.body
+    return x not in fv(t)
+
+
+def _occurrences(x: str, t: Term, limit: int = 2) -> int:
+    """The free occurrences of x in t, under abstractions too, counted up to limit."""
+    n, stack = 0, [t]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Var):
+            n += u.name == x
+            if n >= limit:
+                return n
+        else:
+            stack.extend(c for c in subterm_kids(u) if x in fv(c))
+    return n
+
+
+def _applies_free(lam: Lam) -> bool:
+    """Does lam's body apply one of lam's free variables -- a function it does
+    not know, whose calls would become stages of the series if it were
+    inlined (and, for a coordinate that is constant, differentiated along)?"""
+    stack = [(lam.body, fv(lam))]
+    while stack:
+        u, names = stack.pop()  # names: lam's free variables not shadowed at u
+        if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name in names:
+            return True
+        if isinstance(u, Lam):
+            names = names - frozenset(pattern_vars(u.pat))
+        stack.extend((c, names) for c in subterm_kids(u) if not names.isdisjoint(fv(c)))
+    return False
 
 
 @rule("pb")
@@ -1187,7 +1256,7 @@ def classify_pullback(t: Pullback) -> Optional[str]:
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
-        if isinstance(b.arg, Lam) and not fv(b.arg):
+        if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b):
             return "8c"
         return "8"
     return None

@@ -205,11 +205,15 @@ _ENTRIES = [
     _t("8c", "pullback past a constant",
        [(r"\Omega(\lambda p.\," + _let("q", "V", "L") + rf")\;\omega {_TO} "
          r"\Omega(\lambda p.\,L[V/q])\;\omega",
-         "V a closed abstraction; L is not just q")],
+         "V a closed abstraction or a numeral, or V a variable or an abstraction applying "
+         "none of its free variables and q occurs once in L, not as an operand A-name would "
+         "bind; L is not just q")],
        "extension",
-       "let q = V in L is L[V/q] for a value V, and λp binds no free variable of a closed V: "
-       "a constant is no coordinate of the environment, so reverse mode computes no adjoint "
-       "for it.",
+       "let q = V in L is L[V/q] for a value V (β_v), which copies no work: a constant costs "
+       "nothing to copy, and a value q names once is moved, not copied, even into an "
+       "abstraction's body. λp binds no free variable of V that it did not bind before. "
+       "Neither is a coordinate of the environment, so reverse mode computes no adjoint for "
+       "it; the closures of a cons-built Church list become the written-out list (§9).",
        None, "5.7"),
     _t("pb", "pullback at a point",
        [(r"\Omega(\lambda p.\,E)\;\omega\;V " + _TO + " "

@@ -112,20 +112,21 @@ def _premise_steps(step) -> int:
 
 
 def test_how_the_steps_stay_linear():
-    """The mechanism (§9), counted at n = 8 and 16: 8c substitutes every
-    closure of the list (a fixed number per element), so the gradient runs
-    no premise at all -- no rule-18 tangent unfolds a tail, no rule-5
-    composite folds one -- and makes n additions, as the evaluation does,
-    where rules 16–19 alone made n².  A change that makes rule 8 bind the
-    closures again fails here (and is quadratic again)."""
-    per = []
+    """The mechanism (§9), counted at n = 4, 8, 12: 8c substitutes the
+    closures the list is built of (a fixed number per element), so that no
+    premise reads a tail: every premise (of rules 18, 5, 19b) takes the
+    same few steps whatever n -- where rules 16–19 alone unfolded and folded
+    each tail again -- and the gradient makes n additions, as the
+    evaluation does, where it made n².  A change that makes rule 8 bind
+    the closures again fails here (and is quadratic again)."""
+    subs, sizes = [], set()
     for n in (4, 8, 12):
         g, _ = gradient(by_cons(n), n)
-        assert not [s.rule for s in g.trace if s.premises]
+        sizes |= {_premise_steps(s) for s in g.trace if s.premises}
         assert g.rule_counts["4"] == evaluation(by_cons(n), n).rule_counts["4"] == n
-        assert g.rule_counts["8"] == n - 1
-        per.append(g.rule_counts["8c"])
-    assert per[2] - per[1] == per[1] - per[0] > 0  # a constant number per element
+        subs.append(g.rule_counts["8c"])
+    assert max(sizes) <= 3, sizes
+    assert subs[2] - subs[1] == subs[1] - subs[0] > 0  # a constant number per element
 
 
 # ---- the conditions of 8c that keep the other programs as fast (each failed without it) ----
@@ -147,12 +148,14 @@ def test_a_let_bound_numeral_is_no_coordinate():
     assert r.steps <= 267
 
 
-def test_an_abstraction_calling_a_coordinate_is_not_inlined():
+def test_an_abstraction_that_computes_is_not_inlined():
     """λw. l g k (vec3 w) calls the list l, λa. f (f (f a)) the closure f:
     inlined, each call became a stage of its own, differentiated along a
     constant register or initial accumulator too (ho_list_dot 139 → 305
     steps, ho_list_sum_squares 124 → 396, church-numeral 921 → 1,010 at k =
-    8).  Rule 8 keeps them one stage, which rule 18 takes whole."""
+    8).  Rule 8 keeps them one stage, which rule 18 takes whole.  (One that
+    calls a primitive on its free variables, foldl's λacc. λc. acc × x + c,
+    made church-foldl quadratic: test_church_linear.)"""
     assert example_steps("ho_list_dot.pb") <= 139
     assert example_steps("ho_list_sum_squares.pb") <= 124
     numeral = ("λx. let k = λf. λa. " + "f (" * 8 + "a" + ")" * 8

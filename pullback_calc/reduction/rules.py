@@ -523,8 +523,8 @@ def inlined_once(let_: App) -> bool:
     one that calls a function it does not know (a coordinate) would turn
     each call into a stage differentiated on its own -- along a constant
     argument too -- where rule 18 takes the whole body in one premise
-    (``ho_list_dot`` 139 → 305 steps, ``ho_list_sum_squares`` 124 → 396,
-    church-numeral 921 → 1,010 at k = 8); and one that calls a primitive,
+    (``ho_list_dot`` 139 → 305 steps, church-numeral 921 → 1,010 at k = 8);
+    and one that calls a primitive,
     moved into a closure applied many times, a coordinate, has its
     computation repeated by rule 5's premise at every application
     (church-foldl quadratic: 1,750 / 5,965 / 21,895 steps at n = 10 / 20 /

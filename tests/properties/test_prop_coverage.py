@@ -49,6 +49,12 @@ SWEEP = [
     S.terms(R, depth=3),
     # 18L, 19m: a fold whose folding function varies (foldl's continuation)
     FOLDS.map(lambda x: App(App(Pullback(x[0], pc.parse("λz. λw. w")), Num(x[1][0])), Num(1.0))),
+    # 19m again, with a folding function that computes with x: rule 8c inlines
+    # one that does not, and then the continuation no longer varies
+    st.lists(st.integers(-3, 3), min_size=2, max_size=4).map(lambda xs: pc.parse(
+        "Ω(λx. (λg. λz0. λl. l (λx. λk. λacc. k (g acc x)) (λacc. acc) z0) "
+        "(λacc. λc. acc × x + c) 0 (λc. λn. " + "".join(f"c {v} (" for v in xs) + "n"
+        + ")" * len(xs) + ")) (λz. λw. w) 0.5 1")),
 ]
 EXAMPLES_PER_GENERATOR = 150
 

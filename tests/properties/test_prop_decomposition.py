@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import pullback_calc as pc
 from pullback_calc.reduction.machine import Machine
+from pullback_calc.reduction.rules import inlined_once
 from pullback_calc.syntax.subst import alpha_eq, bind_pattern, fv, linear, subst
 from pullback_calc.syntax.terms import (ANF, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                                         Term, Tuple, Var, Zero, pattern_vars)
@@ -327,7 +328,8 @@ def node_rules(t: Term, forward: bool = False) -> set:
         if isinstance(t.fun, Lam) and is_let(t.fun.body):
             b = t.fun.body
             out.add("7" if own_variable_let(b) else
-                    "8c" if isinstance(b.arg, Lam) and not fv(b.arg) else "8")
+                    "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
+                    or inlined_once(b) else "8")  # (8c's open case: rules.inlined_once)
     return out
 
 

@@ -87,6 +87,11 @@ class UserProgram:
         return self.text
 
 
+#: the kinds of real expression drawn by a helper method of the builder: kind → method
+_SHAPES = {"call": "call", "list": "fold", "nested": "nested", "fun-input": "function_input",
+           "pair": "pair", "combinator": "combinator", "grad1": "grad1", "returned": "returned"}
+
+
 class _Builder:
     """One program: the helpers bound so far and the names in scope."""
 
@@ -146,21 +151,7 @@ class _Builder:
         if k == "apply-fun":
             g = self.pick(funs)
             return f"{g} ({self.real(scope, d, funs)})"
-        if k == "call":
-            return self.call(scope, d, funs)
-        if k == "list":
-            return self.fold(scope, d, funs)
-        if k == "nested":
-            return self.nested(scope, d, funs)
-        if k == "fun-input":
-            return self.function_input(scope, d, funs)
-        if k == "pair":
-            return self.pair(scope, d, funs)
-        if k == "combinator":
-            return self.combinator(scope, d, funs)
-        if k == "grad1":
-            return self.grad1(scope, d, funs)
-        return self.returned(scope, d, funs)
+        return getattr(self, _SHAPES[k])(scope, d, funs)
 
     def leaf(self, scope: list) -> str:
         if scope and not self.chance(4):

@@ -51,11 +51,14 @@ def test_tape_without_a_point_is_the_let_series():
 def test_higher_order_and_tuple_patterns():
     fold = "λ⟨i, a, b, c⟩. let l = λf. λd. f a (f b (f c d)) in l (λx. λacc. x × acc) i"
     t = tape(fold, at=[1, 2, 3, 4])
-    # the closed folding function is an atom of the A-normal form (not named)
-    assert [e.operation for e in t.entries] == ["lambda", "apply", "apply"]
+    # rule 8c substitutes the list (an abstraction used once) and then the folding
+    # function into it: the series is the unrolled fold, one closure per element
+    assert [e.operation for e in t.entries] == ["lambda", "copy", "lambda", "copy", "lambda",
+                                                "apply", "apply", "apply"]
     assert num(t.entries[-1].value) == 24.0
     assert [num(e.adjoint) for e in t.inputs] == [24.0, 12.0, 8.0, 6.0]
-    assert pc.pretty(t.entries[0].adjoint) == "dl (λx. λacc. x × acc) 1"
+    assert pc.pretty(t.entries[0].value) == "λacc. 2 × acc"
+    assert pc.pretty(t.entries[0].adjoint) == "dapp_3 12"
     t2 = tape("λ⟨x, y⟩. let ⟨a, b⟩ = ⟨x × y, sin(x)⟩ in a × b", at=[0.5, 2])
     pair = t2.entries[2]
     assert pair.name == "⟨a, b⟩"

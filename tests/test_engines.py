@@ -373,3 +373,12 @@ def test_a_nested_power_at_a_negative_point(method):
     log x × …, undefined at x < 0.  A constant expression is a constant."""
     d = pc.grad1("λx. 1 + x ^ 2")
     assert pc.jacobian(d, [-0.1], method=method) == [[2.0]]
+
+
+def test_tape_engine_shapes_a_zero_point_by_its_annotation():
+    """Found by the thorough profile: the pullback of λx : ℝ × ℝ. π1 x at the zero
+    vector 𝟎 -- the tape engine gave 𝟎 the shape of the pattern (one real), and
+    π1 of a real failed; the annotation says two."""
+    import pullback_calc as pc
+    f = "λx. (λx. ⟨x, x⟩)⋆ (Ω(λx : ℝ × ℝ. π1 x) (λx. λw. w) (let v : ℝ × ℝ = 𝟎 in v)) x"
+    assert pc.jacobian(f, [0.0], method="tape") == pc.jacobian(f, [0.0]) == [[1.0]]

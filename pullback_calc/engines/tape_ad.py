@@ -36,6 +36,7 @@ from typing import Optional
 from ..deep import deep
 from ..syntax import prims
 from ..syntax import terms as T
+from ..syntax.types import Prod
 from .common import EngineResult, Measure, NotSupported
 from .evaluator import ZERO, Builtin, Closure, Env, EvalError, Evaluator, checked
 from .tables import DerivedTable
@@ -230,8 +231,14 @@ def _shaped(f, x):
     if x is not ZERO or not isinstance(f, Closure):
         return x
 
+    def of_type(ty):
+        return tuple(of_type(i) for i in ty.items) if isinstance(ty, Prod) else 0.0
+
     def zeros(p):
         return tuple(zeros(i) for i in p.items) if isinstance(p, T.Tuple) else 0.0
+    # a variable's shape is its annotation's (λx : ℝ × ℝ. π1 x at 𝟎: two inputs, not one)
+    if isinstance(f.lam.pat, T.Var) and isinstance(f.lam.ann, Prod):
+        return of_type(f.lam.ann)
     return zeros(f.lam.pat)
 
 

@@ -529,12 +529,39 @@ def fingerprint(trace):
                  S.terms(DualT(R), OPEN, 3, budget=20)))
 def test_reduction_is_deterministic(t):
     """Reducing a term twice (the same object, whose cached flags the first run
-    set, and a fresh parse of its printed form) gives identical traces."""
+    set, and a fresh parse of its printed form) gives identical traces.
+
+    A term is a graph: A-name names a node that its redex holds twice once
+    (papers/calculus.md §4.2), and printing does not show which nodes are
+    shared, so the parse of a term built with a shared compound node is its
+    unfolding into a tree, whose trace names each copy (found by the thorough
+    profile: ``φ log(1 + π1 v × π1 v)`` with one ``π1 v`` node).  Its value is
+    the same; its trace is compared only when the term is a tree."""
     first = reduce_recorded(t, MAX_STEPS)
     again = pc.reduce(t, max_steps=MAX_STEPS, free=OPEN)
     fresh = pc.reduce(pc.parse(pc.pretty(t)), max_steps=MAX_STEPS, free=OPEN)
-    assert fingerprint(first.trace) == fingerprint(again.trace) == fingerprint(fresh.trace)
+    assert fingerprint(first.trace) == fingerprint(again.trace)
+    if _is_tree(t):
+        assert fingerprint(again.trace) == fingerprint(fresh.trace)
+    else:
+        event("a shared compound node: the parse is its tree")
     assert pc.pretty(first.value) == pc.pretty(again.value) == pc.pretty(fresh.value)
+
+
+def _is_tree(t) -> bool:
+    """Does no compound node of ``t`` occur twice (as one object)?"""
+    seen: set = set()
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        kids = u.children()
+        if not kids:
+            continue
+        if id(u) in seen:
+            return False
+        seen.add(id(u))
+        stack.extend(kids)
+    return True
 
 
 # ---- progress and termination ------------------------------------------------------------

@@ -52,9 +52,11 @@ def test_value_and_gradient_reach_the_oracle(p):
     """The program's value and gradient reduce to numerals, equal to the oracle's."""
     note_features(p)
     t, pt = p.term, list(p.point)
-    v = pc.call(t, pt, max_steps=STEPS, record=False)
+    v = pc.call(t, pt, max_steps=10 * STEPS, record=False)
     assert close(v.value, oracle.apply(oracle.evaluate(t), oracle.shape_point(t, pt)))
-    g = pc.grad(t, pt, max_steps=STEPS, record=False)
+    # reverse mode's promise: a gradient within 10× its evaluation (a program whose
+    # nested derivatives take 157,000 steps to evaluate has a gradient of 633,000)
+    g = pc.grad(t, pt, max_steps=max(STEPS, 10 * v.steps), record=False)
     want = oracle_gradient(t, pt)
     assert all(close(a, b) for a, b in zip(g, want)), (list(g), want)
 

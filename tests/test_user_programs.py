@@ -234,3 +234,24 @@ def test_verify_through_the_command_line(tmp_path):
     assert "installed the mutant 15-swap-partials" in loud.stderr
     assert "--verify: step" in loud.stderr and "rule 15" in loud.stderr
     assert "Traceback" not in loud.stderr
+
+
+# found by the thorough profile (2026-11-28), open: papers/calculus.md §9 (the program
+# is in tests/data: a generated one, as Hypothesis printed it)
+@pytest.mark.xfail(strict=True, reason="forward mode through nested derivatives: jvp 59× the "
+                   "evaluation's steps where the gradient is 4.7× (papers/calculus.md §9)")
+def test_jvp_of_a_program_with_nested_derivatives_within_10x_its_evaluation():
+    src = open_program()
+    pt = [0.3, -0.7]
+    ev = pc.call(src, pt, max_steps=1_000_000, record=False)
+    g = pc.grad(src, pt, max_steps=1_000_000, record=False)
+    assert g.steps <= 10 * ev.steps
+    j = pc.jvp(src, pt, [1.0, -0.5], max_steps=1_000_000, record=False)
+    assert abs(j.tangent - (g[0] - 0.5 * g[1])) < 1e-9
+    assert j.steps <= 10 * ev.steps, (ev.steps, g.steps, j.steps)
+
+
+def open_program() -> str:
+    from pathlib import Path
+    return (Path(__file__).parent / "data" / "nested_jvp_program.txt").read_text(
+        encoding="utf-8").strip()

@@ -385,3 +385,12 @@ def test_sympy_jacobian_errors():
         sympy_jacobian(Lam(X, P("sqrt", X)), [-1.0])
     with pytest.raises(JacobianError, match="point"):
         sympy_jacobian(Lam(X, X), [1.0, 2.0], [x])
+
+
+def test_a_zero_vector_output_has_its_types_shape():
+    """Found by the fuzz profile: λ⟨a, b⟩. let v : ℝ × ℝ = 𝟎 in v has two outputs; sympy
+    read 𝟎 as one 0, one row, and `compare` reported a MISMATCH with every engine."""
+    import pullback_calc as pc
+    from pullback_calc.results.sympy_bridge import sympy_jacobian
+    f = pc.parse("λ⟨a, b⟩. let v : ℝ × ℝ = 𝟎 in v")
+    assert sympy_jacobian(f, [0.5, 0.5]) == [[0.0, 0.0], [0.0, 0.0]] == pc.jacobian(f, [0.5, 0.5])

@@ -187,6 +187,27 @@ def _input_value(ty: Type, syms: list):
                      lambda t, items: tuple(items))
 
 
+def _zeros_shaped(v, f: Term):
+    """v with each zero vector 𝟎 of a product type (one sympy 0) given the shape of
+    its type: λv. let v : ℝ × ℝ = 𝟎 in v has two outputs, not one."""
+    from ..errors import PullbackCalcError
+    from ..syntax.types import TVar
+    from ..typing.check import check
+    try:
+        ty = check(f, TVar.new())
+    except PullbackCalcError:  # untypable here: the caller reports the term itself
+        return v
+
+    def shape(u, t):
+        if isinstance(t, Prod):
+            if isinstance(u, tuple):
+                return tuple(shape(a, i) for a, i in zip(u, t.items))
+            if u == 0:
+                return tuple(shape(u, i) for i in t.items)
+        return u
+    return shape(v, ty.cod) if isinstance(ty, Arrow) else v
+
+
 @deep
 def to_sympy(f: Term, symbols=None, n: Optional[int] = None, *,
              evaluate: bool = True) -> list[sympy.Expr]:
@@ -204,7 +225,7 @@ def to_sympy(f: Term, symbols=None, n: Optional[int] = None, *,
     env: dict = {}
     _bind(f.pat, _input_value(ty, syms), env)
     with sympy.evaluate(evaluate):  # thread-local; @deep runs us on our own thread
-        v = trampoline(_ev(f.body, env))
+        v = _zeros_shaped(trampoline(_ev(f.body, env)), f)
     out, stack = [], [v]
     while stack:  # flatten nested tuples left to right
         u = stack.pop()

@@ -176,3 +176,33 @@ def test_an_open_abstraction_at_an_operand_is_not_inlined():
     r = pc.reduce(pc.parse(src), max_steps=5000)
     # Σ d/dε (g + εh)((g + εh)(i)) = Σ h(g(i)) + g'(g(i))·h(i), g = x², h = id, i = 1, 2
     assert r.value == Num(1 + 2 * 1 * 1 + 4 + 2 * 4 * 2)
+
+
+def test_the_inlining_check_reads_each_closure_once(monkeypatch):
+    """8c asks whether a closure computes with its free variables (``_computes``);
+    a cons list's closures nest, each inlined one holding the one before, and a
+    check that walked the whole nest made the gradient's time quadratic although
+    its steps are linear.  Counted: the nodes the checks visit grow with the list."""
+    import pullback_calc.reduction.rules as R
+    visits, inside = [0], [False]
+    kids, computes = R.subterm_kids, R._computes
+
+    def counted_kids(u):
+        if inside[0]:
+            visits[0] += 1
+        return kids(u)
+
+    def counted_computes(lam):
+        inside[0] = True
+        try:
+            return computes(lam)
+        finally:
+            inside[0] = False
+    monkeypatch.setattr(R, "subterm_kids", counted_kids)
+    monkeypatch.setattr(R, "_computes", counted_computes)
+    counts = []
+    for n in (16, 32, 64):
+        visits[0] = 0
+        gradient(by_cons(n), n)
+        counts.append(visits[0])
+    assert counts[2] / counts[1] <= 2.2 and counts[1] / counts[0] <= 2.2, counts

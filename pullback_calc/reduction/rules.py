@@ -18,8 +18,9 @@ from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
-from ..syntax.terms import (ANF, GROUND, GROUND_K, NF, SPINE, App, Dual, Jac, Lam,
-                            Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, ZERO,
+from ..syntax.terms import (ANF, COMPUTES, COMPUTES_K, GROUND, GROUND_K, NF, SPINE, App,
+                            Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
+                            Zero, ZERO,
                             direction_pattern, formal_sum, fresh, is_let, pattern_vars,
                             remake, subterm_kids)
 from . import linear
@@ -566,18 +567,31 @@ def _occurrences(x: str, t: Term, limit: int = 2) -> int:
 def _computes(lam: Lam) -> bool:
     """Does lam's body compute with its free variables: call a primitive on
     them, or apply one (a function it does not know)?  If not, it only
-    builds or passes closures over them (a Church list, a partial cons)."""
+    builds or passes closures over them (a Church list, a partial cons).
+
+    The answer is kept on the node: a list's closures nest (each inlined one
+    holds the one before), and an inner λ that does not compute with its own
+    free variables -- a superset of what the outer one asks about there --
+    is not walked again, so each check costs the new closure, not the list."""
+    f = lam._flags
+    if f & COMPUTES_K:
+        return bool(f & COMPUTES)
+    out = False
     stack = [(lam.body, fv(lam))]
     while stack:
         u, names = stack.pop()  # names: lam's free variables not shadowed at u
         if isinstance(u, Prim) or \
                 isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name in names:
-            return True
+            out = True
+            break
         if isinstance(u, Lam):
+            if u._flags & COMPUTES_K and not u._flags & COMPUTES:
+                continue  # computes with none of its free variables, so with none of ours
             names = names - frozenset(pattern_vars(u.pat))
         # (a closed part, like sum's λx. λacc. x + acc inlined by 8c, is a constant)
         stack.extend((c, names) for c in subterm_kids(u) if not names.isdisjoint(fv(c)))
-    return False
+    lam._flags |= COMPUTES_K | (COMPUTES if out else 0)
+    return out
 
 
 @rule("pb")

@@ -187,14 +187,24 @@ def _input_value(ty: Type, syms: list):
                      lambda t, items: tuple(items))
 
 
-def _zeros_shaped(v, f: Term):
+def _zeros_shaped(v, f: Term, dom: Type):
     """v with each zero vector 𝟎 of a product type (one sympy 0) given the shape of
-    its type: λv. let v : ℝ × ℝ = 𝟎 in v has two outputs, not one."""
+    its type: λv. let v : ℝ × ℝ = 𝟎 in v has two outputs, not one.  (Only an
+    output with a 0 in it is type-checked for that.)"""
     from ..errors import PullbackCalcError
     from ..syntax.types import TVar
     from ..typing.check import check
+    stack, zero = [v], False
+    while stack and not zero:
+        u = stack.pop()
+        if isinstance(u, tuple):
+            stack.extend(u)
+        else:
+            zero = u == 0
+    if not zero:
+        return v
     try:
-        ty = check(f, TVar.new())
+        ty = check(f, Arrow(dom, TVar.new()))
     except PullbackCalcError:  # untypable here: the caller reports the term itself
         return v
 
@@ -225,7 +235,7 @@ def to_sympy(f: Term, symbols=None, n: Optional[int] = None, *,
     env: dict = {}
     _bind(f.pat, _input_value(ty, syms), env)
     with sympy.evaluate(evaluate):  # thread-local; @deep runs us on our own thread
-        v = _zeros_shaped(trampoline(_ev(f.body, env)), f)
+        v = _zeros_shaped(trampoline(_ev(f.body, env)), f, ty)
     out, stack = [], [v]
     while stack:  # flatten nested tuples left to right
         u = stack.pop()

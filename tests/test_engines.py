@@ -382,3 +382,6 @@ def test_tape_engine_shapes_a_zero_point_by_its_annotation():
     import pullback_calc as pc
     f = "λx. (λx. ⟨x, x⟩)⋆ (Ω(λx : ℝ × ℝ. π1 x) (λx. λw. w) (let v : ℝ × ℝ = 𝟎 in v)) x"
     assert pc.jacobian(f, [0.0], method="tape") == pc.jacobian(f, [0.0]) == [[1.0]]
+    # … and without the annotation: the tangent the covector is applied to has the shape
+    g = "λx. (λx. ⟨x, x⟩)⋆ (Ω(λx. π1 x + π2 x) (λx. λw. w) (let v : ℝ × ℝ = 𝟎 in v)) x"
+    assert pc.jacobian(g, [0.0], method="tape") == pc.jacobian(g, [0.0]) == [[2.0]]

@@ -191,6 +191,10 @@ class TapeEngine(Evaluator):
         f, omega = self.eval(t.fun, env), self.eval(t.form, env)
 
         def at(x):
+            if x is ZERO:  # the zero vector has no shape of its own: the tangent's, or f's
+                return Builtin(lambda v: self.dot(self.gradient(
+                    f, _zeros_like(v) if isinstance(v, tuple) else x,
+                    lambda y: self.apply(omega, y)), v))
             g = self.gradient(f, x, lambda y: self.apply(omega, y))
             return Builtin(lambda v: self.dot(g, v))
         return Builtin(at)
@@ -223,6 +227,11 @@ class TapeEngine(Evaluator):
                 total = term if total is None else self._d("add", total, term)
             return total
         return self._d("mul", g, 0.0 if v is ZERO else v)
+
+
+def _zeros_like(v):
+    """A point of zeros shaped like the tangent v (a tuple of reals, 𝟎s, tuples)."""
+    return tuple(_zeros_like(i) for i in v) if isinstance(v, tuple) else 0.0
 
 
 def _shaped(f, x):

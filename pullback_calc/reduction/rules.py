@@ -20,9 +20,8 @@ from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, 
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (ANF, COMPUTES, COMPUTES_K, GROUND, GROUND_K, NF, SPINE, App,
                             Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, ZERO,
-                            direction_pattern, formal_sum, fresh, is_let, pattern_vars,
-                            remake, subterm_kids)
+                            Zero, ZERO, binds, direction_pattern, formal_sum, fresh, is_let,
+                            pattern_vars, remake, subterm_kids)
 from . import linear
 from .linear import is_zero
 from .env import Env, PatVars
@@ -945,19 +944,29 @@ def _used_coordinates(p: Term, P: Term, V: Term, used: frozenset) -> tuple[Term,
     is a value that outlives its premise, so it must not hold the names of
     intermediates the body never reads (the point of a dual map's lets would
     otherwise reach a position lin(S) rejects, and the term would grow with
-    the environment).  Only tuples of equal length are split."""
-    if not (isinstance(p, Tuple) and isinstance(P, Tuple) and isinstance(V, Tuple)
-            and len(p.items) == len(P.items) == len(V.items)):
-        return p, P, V
-    kept = [_used_coordinates(*c, used) for c in zip(p.items, P.items, V.items)
-            if used & frozenset(pattern_vars(c[0]))]
-    if not kept or len(kept) == len(p.items) and all(
-            k[0] is c for k, c in zip(kept, p.items)):
-        return p, P, V
-    if len(kept) == 1:
-        return kept[0]
-    return Tuple(tuple(k[0] for k in kept)), Tuple(tuple(k[1] for k in kept)), \
-        Tuple(tuple(k[2] for k in kept))
+    the environment).  Only tuples of equal length are split; a coordinate
+    is asked about in O(|used|) (``binds``: the pattern's index), on an
+    explicit stack (an environment is as deep as its let series is long)."""
+    def uses(q: Term) -> bool:
+        return q.name in used if isinstance(q, Var) else any(binds(q, n) for n in used)
+
+    def open_(c):
+        q, D, W = c
+        if not (isinstance(q, Tuple) and isinstance(D, Tuple) and isinstance(W, Tuple)
+                and len(q.items) == len(D.items) == len(W.items)):
+            return None, c
+        return [k for k in zip(q.items, D.items, W.items) if uses(k[0])], c
+
+    def close(c, kept):
+        q, D, W = c
+        if not kept or len(kept) == len(q.items) and all(
+                k[0] is i for k, i in zip(kept, q.items)):
+            return c
+        if len(kept) == 1:
+            return kept[0]
+        return (Tuple(tuple(k[0] for k in kept)), Tuple(tuple(k[1] for k in kept)),
+                Tuple(tuple(k[2] for k in kept)))
+    return bottom_up((p, P, V), open_, close)
 
 
 @rule("19a")

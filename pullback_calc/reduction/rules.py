@@ -538,7 +538,7 @@ def inlined_once(let_: App) -> bool:
     while is_let(t):
         E = t.arg
         if x in fv(E):
-            if _occurrences(x, E) > 1 or x in fv(t.fun.body):
+            if _occurrences(x, E) > 1 or x in fv(t.fun):  # (t.fun: a let binding x again ends L)
                 return False
             return isinstance(V, Var) or not any(
                 isinstance(c, Var) and c.name == x and not (isinstance(E, App) and slot == 0)

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 import pullback_calc as pc
 from pullback_calc.reduction.machine import Machine
-from pullback_calc.reduction.rules import inlined_once
 from pullback_calc.syntax.subst import alpha_eq, bind_pattern, fv, linear, subst
 from pullback_calc.syntax.terms import (ANF, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                                         Term, Tuple, Var, Zero, pattern_vars)
@@ -329,8 +328,72 @@ def node_rules(t: Term, forward: bool = False) -> set:
             b = t.fun.body
             out.add("7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
-                    or inlined_once(b) else "8")  # (8c's open case: rules.inlined_once)
+                    or moved_once(b) else "8")
     return out
+
+
+def _free_count(x: str, t: Term) -> int:
+    """Free occurrences of x in t, under abstractions too (naively, by recursion)."""
+    if isinstance(t, Var):
+        return int(t.name == x)
+    if isinstance(t, Lam) and x in pattern_vars(t.pat):
+        return 0
+    return sum(_free_count(x, c) for c in t.children())
+
+
+def _computes_with(lam: Lam) -> bool:
+    """Does lam's body call a primitive, or apply a variable free in lam, where
+    one of lam's free variables (not shadowed there) occurs?"""
+    free = {n for n in _names(lam) if _free_count(n, lam)}
+
+    def go(u, names) -> bool:
+        if not any(_free_count(n, u) for n in names):
+            return False  # a closed part is a constant
+        if isinstance(u, Prim) or (isinstance(u, App) and isinstance(u.fun, Var)
+                                   and u.fun.name in names):
+            return True
+        if isinstance(u, Lam):
+            names = names - set(pattern_vars(u.pat))
+        return any(go(c, names) for c in u.children())
+    return go(lam.body, free)
+
+
+def _names(t: Term) -> set:
+    return {u.name for u in _walk(t) if isinstance(u, Var)}
+
+
+def _walk(t: Term):
+    yield t
+    for c in t.children():
+        yield from _walk(c)
+
+
+def moved_once(let_) -> bool:
+    """8c's open case, restated from §9 (independently of rules.inlined_once): V
+    is a variable, or an abstraction that does not compute with its free
+    variables; q occurs at most once in the rest of the series, under an
+    abstraction too, until a let binds it again; and that occurrence is not an
+    operand of its elementary term (the function of an application is allowed,
+    and anything for a variable V)."""
+    V, q = let_.arg, let_.fun.pat
+    if not isinstance(q, Var) or not (isinstance(V, Var) or
+                                      isinstance(V, Lam) and not _computes_with(V)):
+        return False
+    x, t = q.name, let_.fun.body
+    while is_let(t):
+        E = t.arg
+        if _free_count(x, E):
+            rest = t.fun.body if x not in pattern_vars(t.fun.pat) else Num(0.0)
+            if _free_count(x, E) > 1 or _free_count(x, rest):
+                return False
+            at_operand = any(isinstance(c, Var) and c.name == x
+                             and not (isinstance(E, App) and c is E.fun)
+                             for c in E.children())
+            return isinstance(V, Var) or not at_operand
+        if x in pattern_vars(t.fun.pat):
+            return True
+        t = t.fun.body
+    return not _free_count(x, t)
 
 
 #: documented rows of the §3.2 table that overlap; each resolves to the rule

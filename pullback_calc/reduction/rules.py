@@ -129,7 +129,11 @@ def is_inert(v: Term) -> bool:
     once they are bound, every copy would be computed again (open
     call-by-value duplicates inert terms: the expression swell A-normal let
     series exist to prevent).  So an inert value is shared by a let rather
-    than copied (rule 1, 8J, lift)."""
+    than copied (rule 1, 8J, lift).  A formal sum with an inert item is one
+    too (a tangent at an open point, ``a₀ × 1 ⊕ a₀ × 1 ⊕ 1``): its sum is
+    computed when the item's variables are bound."""
+    if isinstance(v, Sum):
+        return any(isinstance(i, (Prim, Proj, App)) for i in v.items)
     return isinstance(v, (Prim, Proj, App))
 
 
@@ -1189,12 +1193,35 @@ def jac_let(t: App, m: Premises) -> Term:
     names = _inert_components(p, V, P)
     if names:
         V = Tuple(tuple(x if x is not None else v for x, v in zip(names, V.items)), V.pos)
+    dnames = _inert_directions(p, P, let_)
+    if dnames:
+        P = Tuple(tuple(x if x is not None else d for x, d in zip(dnames, P.items)), P.pos)
     tangent = App(Jac(Lam(p, _flag_anf(E)), P), V)
     out: Term = App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
+    for x, v in reversed(list(zip(dnames, jac.along.items)) if dnames else []):
+        if x is not None:
+            out = App(Lam(x, out), v)
     for x, v in reversed(list(zip(names, t.arg.items)) if names else []):
         if x is not None:
             out = App(Lam(x, out), v)
     return out
+
+
+def _inert_directions(p: Term, P: Term, series: Term) -> Optional[list]:
+    """For a direction P = ⟨P₁, …, Pₙ⟩ matching p with some inert Pᵢ (the
+    tangent of an intermediate at an open point, ``a₀ × 1 ⊕ a₀ × 1 ⊕ 1``)
+    whose coordinate xᵢ the rest of the series reads twice or more: a fresh
+    name for each such Pᵢ (None elsewhere).  Bound by a let, like an inert
+    component of the point, it is computed once however many later tangents
+    use it -- substituted, a chain a₁ = a₀ × a₀ + x, a₂ = a₁ × a₁ + x, …
+    doubles its tangent's tree at every stage.  Read once, it is substituted
+    (as rule 1 would: no work copied, no let to lift)."""
+    if not (isinstance(P, Tuple) and isinstance(p, Tuple) and len(p.items) == len(P.items)):
+        return None
+    names = [Var(fresh("d" + x.name)) if isinstance(x, Var) and is_inert(d)
+             and not _used_at_most_once(x.name, series) else None
+             for x, d in zip(p.items, P.items)]
+    return names if any(n is not None for n in names) else None
 
 
 def _inert_components(p: Term, V: Term, *others: Term) -> Optional[list]:

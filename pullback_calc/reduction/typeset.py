@@ -385,7 +385,9 @@ _ENTRIES = [
     _t("8J", "Jacobian of a let series: one let (the chain rule, forwards)",
        [(_jac(_let("q", "E", "L")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle.\,L)"
          r"\cdot\langle P, " + _jac("E") + r"\rangle)\;\langle V, \bar{E}\rangle",
-         "the let binders of the series are first made unique, as in rule 8")],
+         "the let binders of the series are first made unique, as in rule 8; at an open "
+         "point an inert component of V, and one of P that the series reads twice or more, "
+         "is first bound by a let (open call-by-value: computed once)")],
        "extension",
        "The chain rule along a let series, applied forwards: the environment's value grows "
        "by E's value and its tangent by E's tangent, each computed once.",

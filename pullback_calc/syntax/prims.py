@@ -91,14 +91,23 @@ def P(op: str, *args: Term) -> Prim:
 ONE = None  # a partial derivative that is identically 1
 
 
+def _pow_base_partial(a: Term, b: Term) -> Term:
+    """∂(a ^ b)/∂a = b × a ^ (b − 1), and 0 at the constant exponent 0: a ^ 0
+    is 1 for every a (0 ^ 0 included), so its derivative is 0 -- where the
+    formula would ask for 0 × 0 ^ (−1), undefined (the third derivative of
+    t ^ 2 at 0: t ^ 2 → 2 × t ^ 1 → 1 × t ^ 0 → 0)."""
+    if isinstance(b, Num) and b.value == 0.0:
+        return Num(0.0)
+    return P("mul", b, P("pow", a, P("sub", b, Num(1.0))))
+
+
 PARTIALS: dict[str, Callable[..., tuple[Optional[Term], ...]]] = {
     "add": lambda a, b: (ONE, ONE),
     "sub": lambda a, b: (ONE, Num(-1.0)),
     "mul": lambda a, b: (b, a),
     "div": lambda a, b: (P("div", Num(1.0), b), P("neg", P("div", a, P("mul", b, b)))),
     "neg": lambda a: (Num(-1.0),),
-    "pow": lambda a, b: (P("mul", b, P("pow", a, P("sub", b, Num(1.0)))),
-                         P("mul", P("log", a), P("pow", a, b))),
+    "pow": lambda a, b: (_pow_base_partial(a, b), P("mul", P("log", a), P("pow", a, b))),
     "sin": lambda a: (P("cos", a),),
     "cos": lambda a: (P("neg", P("sin", a)),),
     "tan": lambda a: (P("add", Num(1.0), P("pow", P("tan", a), Num(2.0))),),

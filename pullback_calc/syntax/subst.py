@@ -341,18 +341,19 @@ class _Lin:
                 if r is not None:
                     return need | r
         if isinstance(f, Lam):  # let q = E in L
-            names = frozenset(pattern_vars(f.pat))
-            if fv(a) & xs:  # E linear, L linear in xs and q jointly: linear maps compose
-                r = (yield self.lin(a, xs))
-                if r is None:
-                    return None
-                s = (yield self.under(f, f.body, xs | names, value=a))
-                return None if s is None else r | s
-            r = (yield self.lin(a, xs))  # E constant: is it a zero?  Then so are the variables of q
-            s = (yield self.under(f, f.body, xs - names, zero=r is not None, value=a))
-            if s is None:
-                return None
-            return s if r is None else r | s
+            r = (yield self.let(f, a, xs))
+            if r is None and isinstance(f.pat, Var) and (
+                    isinstance(a, Tuple) or _jacobian_tail(a) is not None):
+                # what A-name binds in a Jacobian linear only at its point
+                # (J(λ⟨x, y⟩. 0)·⟨dx, 1⟩ ⟨0, 1⟩): its direction ⟨dx, 1⟩, its point
+                # ⟨0, 1⟩, the Jacobian itself -- read L with it in place, as the
+                # term before A-name was read
+                return (yield self.lin(subst(f.body, {f.pat.name: a}), xs))
+            return r
+        if isinstance(f, App) and isinstance(f.fun, Lam) \
+                and not any(binds(f.fun.pat, n) for n in fv(a)):
+            # (let q = E in L) a is let q = E in L a: the application at its value
+            return (yield self.lin(App(Lam(f.fun.pat, App(f.fun.body, a), f.fun.ann), f.arg), xs))
         jac = isinstance(f, Jac) and isinstance(f.lam, Lam)
         inlined = None if jac else self.let_bound_jacobian(f, a)
         if not (fv(a) & xs):  # the function position is linear (pointwise)
@@ -365,6 +366,21 @@ class _Lin:
         if inlined is not None:  # f let-bound to a Jacobian: f V is J(λq.S)·P V
             return (yield self.lin(inlined, xs))
         return None
+
+    def let(self, f: Lam, a: Term, xs) -> _Verdict:
+        """let q = a in L (f = λq.L)."""
+        names = frozenset(pattern_vars(f.pat))
+        if fv(a) & xs:  # E linear, L linear in xs and q jointly: linear maps compose
+            r = (yield self.lin(a, xs))
+            if r is None:
+                return None
+            s = (yield self.under(f, f.body, xs | names, value=a))
+            return None if s is None else r | s
+        r = (yield self.lin(a, xs))  # E constant: is it a zero?  Then so are the variables of q
+        s = (yield self.under(f, f.body, xs - names, zero=r is not None, value=a))
+        if s is None:
+            return None
+        return s if r is None else r | s
 
     def jac_at(self, lam: Lam, along: Term, point: Optional[Term], xs) -> _Verdict:
         """J(λq.S)·P V through its point.  Q: the variables of q whose component in

@@ -49,7 +49,7 @@ __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename"
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
             "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
-            "returns-pair", "combinator", "grad1", "grad1-nested")
+            "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -89,7 +89,8 @@ class UserProgram:
 
 #: the kinds of real expression drawn by a helper method of the builder: kind → method
 _SHAPES = {"call": "call", "list": "fold", "nested": "nested", "fun-input": "function_input",
-           "pair": "pair", "combinator": "combinator", "grad1": "grad1", "returned": "returned"}
+           "pair": "pair", "combinator": "combinator", "grad1": "grad1", "returned": "returned",
+           "reuse": "reuse"}
 
 
 class _Builder:
@@ -130,7 +131,7 @@ class _Builder:
         if depth <= 0 or self.budget <= 0:
             return self.leaf(scope)
         kinds = ["leaf", "arith", "arith", "unary", "safe", "call", "list", "nested",
-                 "fun-input", "returned", "pair", "combinator", "grad1"]
+                 "fun-input", "returned", "pair", "combinator", "grad1", "reuse"]
         if funs:
             kinds += ["apply-fun", "apply-fun"]
         k = self.pick(kinds)
@@ -158,6 +159,20 @@ class _Builder:
             # the inputs (and the innermost binders) more often than numerals
             return self.pick(scope)
         return self.numeral()
+
+    def reuse(self, scope: list, depth: int, funs: tuple, longest: int = 5) -> str:
+        """Local lets, each value read twice by the next (``let a = … in let b =
+        sin(a × a) + x in …``), as users name an intermediate they use again.
+        The stages are bounded (sin, tanh, or no larger than their input), so a
+        long chain stays in the floats."""
+        self.features.add("let-reuse")
+        names = [self.fresh("a") for _ in range(self.draw(st.integers(2, longest)))]
+        parts = [f"let {names[0]} = {self.real(scope, depth, funs)} in"]
+        for prev, cur in zip(names, names[1:]):
+            form = self.pick(("sin({a} × {a}) + {l}", "{a} × tanh({a})", "tanh({a} + {a} × {l})",
+                              "cos({a}) × {a}"))
+            parts.append(f"let {cur} = {form.format(a=prev, l=self.leaf(scope))} in")
+        return "(" + " ".join(parts) + f" {names[-1]})"
 
     # ---- helpers -----------------------------------------------------------------------
     def helper(self, scope: list) -> str:
@@ -257,7 +272,11 @@ class _Builder:
         if "grad1" not in self.library:
             self.use("grad1")
         t = self.fresh("t")
-        f = f"(λ{t}. {self.real([t] + (scope if self.chance(2) else []), 1, funs)})"
+        inner = [t] + (scope if self.chance(2) else [])
+        # (a body naming intermediates it reads twice, now and then: forward mode over
+        # the derivative once copied their tangents, 2ᵏ steps)
+        body = self.reuse(inner, 0, funs, 12) if self.chance(3) else self.real(inner, 1, funs)
+        f = f"(λ{t}. {body})"
         arg = self.real(scope, depth, funs)
         if self.chance(3):
             self.features.add("grad1-nested")
@@ -396,6 +415,8 @@ class _Builder:
             return self.pair(scope, 1, ())
         if name == "combinator":
             return self.combinator(scope, 1, ())
+        if name == "let-reuse":
+            return self.reuse(scope, 1, ())
         if name in ("grad1", "grad1-nested"):
             while name not in self.features:
                 out = self.grad1(scope, 1, ())

@@ -99,6 +99,10 @@ SUBJECT_REDUCTION = [
     "let map = λg. λl. λc. λn. l (λx. λacc. c (g x) acc) n in Ω(λl. map (λx. 1) "
     "(λx. λx. 1) (λx. λx. 1) ((λx. ⟨x (λx. λx. 1) 1, x (λx. λx. l) 1⟩)⋆ "
     "(λx : ℝ × ℝ. π1 x) (λx. λx. 1))) (λx. λw. w) 0.1 0.25",
+    # found by the thorough profile (2026-11-28): rule 13 leaves J(λ⟨x, y⟩. 0)·⟨dx, 1⟩ ⟨0, 1⟩
+    # in a dual map's body (linear through its point), and A-name binds the Jacobian by a
+    # let, which lin(S) rejected: the direction ⟨dx, 1⟩ alone is not linear in dx
+    "Ω(λx. J(λy. J(λ⟨x, y⟩. 0)·⟨x, 1⟩ ⟨0, 1⟩)·1) (λx. λw. w 1) 0.1 0.25",
 ]
 
 #: terms whose decomposition at every step the naive decomposer must reproduce

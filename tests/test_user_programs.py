@@ -256,3 +256,19 @@ def open_program() -> str:
     from pathlib import Path
     return (Path(__file__).parent / "data" / "nested_jvp_program.txt").read_text(
         encoding="utf-8").strip()
+
+
+# found by the thorough profile (2026-11-28): the third derivative of t ^ 2 asked for
+# ∂₁pow(0, 0) = 0 × 0 ^ (−1), undefined, where a ^ 0 is 1 for every a (derivative 0)
+@pytest.mark.parametrize("src, point, want", [
+    ("λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in grad1 (grad1 (λt. t ^ 2)) x", [0.0],
+     [0.0]),
+    ("λ⟨x1, x2⟩. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in "
+     "grad1 (grad1 (λt1. (t1) ^ 2)) ((1 × (1 − 1)))", [0.3, 0.3], [0.0, 0.0]),
+    ("λx. x ^ 0", [0.0], [0.0]),
+])
+def test_the_derivative_of_a_power_0_is_0_at_0(src, point, want):
+    from pullback_calc.semantics import oracle
+    assert list(pc.grad(src, point)) == want
+    assert list(oracle.jacobian_by_oracle(pc.parse(src), point)[0]) == want
+    assert list(pc.jacobian(src, point, method="forward")[0]) == want

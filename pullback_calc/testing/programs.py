@@ -275,7 +275,7 @@ class _Builder:
         inner = [t] + (scope if self.chance(2) else [])
         # (a body naming intermediates it reads twice, now and then: forward mode over
         # the derivative once copied their tangents, 2ᵏ steps)
-        body = self.reuse(inner, 0, funs, 12) if self.chance(3) else self.real(inner, 1, funs)
+        body = self.reuse(inner, 0, funs, 8) if self.chance(3) else self.real(inner, 1, funs)
         f = f"(λ{t}. {body})"
         arg = self.real(scope, depth, funs)
         if self.chance(3):

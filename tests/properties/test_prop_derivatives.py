@@ -43,6 +43,8 @@ def scale(c: float, v):
         return tuple(scale(c, x) for x in v)
     if callable(v):
         return lambda x: scale(c, oracle.apply(v, x))
+    if isinstance(v, oracle.DualNumber):  # a tangent applied inside a derivative the
+        return oracle.mul(c, v)            # oracle takes (J(λz. dx z)·1 1)
     return c * float(v)
 
 

@@ -18,14 +18,14 @@ Every generated program is closed, well typed and total, so:
 """
 import math
 
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 import pullback_calc as pc
 from pullback_calc.semantics import oracle
 from pullback_calc.syntax.terms import App, Num
-from pullback_calc.testing.programs import (alpha_rename, eta_expand_helpers, inline_helpers,
-                                            programs)
+from pullback_calc.testing.programs import (UserProgram, alpha_rename, eta_expand_helpers,
+                                            inline_helpers, programs)
 
 from test_prop_decomposition import check_decompositions
 
@@ -75,6 +75,12 @@ def test_grad_vjp_and_jvp_agree(p, direction):
     assert close(jv.primal, primal)
 
 
+_CHAIN = ("λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in grad1 (λt. let a0 = t × t + x in "
+          + " ".join(f"let a{i} = sin(a{i - 1} × a{i - 1}) + x in" for i in range(1, 12))
+          + " a11) (x × 0.5)")
+
+
+@example(UserProgram(_CHAIN, 1, (0.3,), frozenset({"grad1", "let-reuse"})))
 @given(programs(1, depth=2, want=("grad1", "let-reuse")))
 def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     """jvp through derivatives taken inside the program, whose bodies name

@@ -384,3 +384,26 @@ def test_subterm_types_are_the_types_in_context():
     assert isinstance(alone, Arrow) and isinstance(alone.dom, TVar)  # no context: open
     with pytest.raises(TypeError_):
         subterm_types(t, {id(f)}, expected=R)
+
+
+def test_lin_reads_a_nest_of_failing_lets_in_linear_work(monkeypatch):
+    """lin(S) re-reads a let of a tuple or a Jacobian with its value in place when
+    the let alone fails (A-name's parts of a Jacobian linear through its point).
+    Each constant tuple let fails only after its body is read, so re-reading at
+    every let of a nest doubled the work per let: a fixed number of re-readings."""
+    import pullback_calc as pc
+    from pullback_calc.syntax import subst as S
+    calls = []
+    real = S.subst
+    monkeypatch.setattr(S, "subst", lambda t, m: calls.append(1) or real(t, m))
+    k = 14
+    body = "sin(dx) × t0"
+    src = body
+    for i in range(k, 0, -1):
+        src = f"let t{i} = ⟨t{i - 1}, 1⟩ in {src}"
+    t = pc.parse(f"let t0 = 1 in {src}")
+    assert not S.linear(t, frozenset({"dx"}))
+    assert len(calls) <= S._INLININGS
+    # and the case it is for still reads linear
+    assert S.linear(pc.parse("let jac = J(λ⟨x, y⟩. 0)·⟨dx, 1⟩ in let p = ⟨0, 1⟩ in jac p"),
+                    frozenset({"dx"}))

@@ -184,6 +184,9 @@ def linear_needs(t: Term, xs: frozenset, functional: Optional[Functional] = None
 _Verdict = Generator[Any, Any, Optional[frozenset]]
 
 
+_INLININGS = 8  # (the A-named Jacobian of the regressions needs 3)
+
+
 class _Lin:
     """lin(S) proper.  ``scope`` maps each variable bound inside the checked term,
     where the walk is, to a stack of (its binder, whether its value is a zero, the
@@ -198,6 +201,10 @@ class _Lin:
     def __init__(self, ask: Optional[Functional]):
         self.ask = ask
         self.scope: dict[str, list] = {}
+        # re-readings of a let with its value in place left (each re-reads a part of
+        # the term once more: a fixed number keeps lin linear in the term's size,
+        # where a nest of failing lets would otherwise double the work per let)
+        self.inlinings = _INLININGS
 
     def enter(self, binder: Lam, zero: bool = False, value: Optional[Term] = None) -> list[str]:
         names = pattern_vars(binder.pat)
@@ -342,8 +349,10 @@ class _Lin:
                     return need | r
         if isinstance(f, Lam):  # let q = E in L
             r = (yield self.let(f, a, xs))
-            if r is None and isinstance(f.pat, Var) and (
-                    isinstance(a, Tuple) or _jacobian_tail(a) is not None):
+            if r is None and self.inlinings and isinstance(f.pat, Var) \
+                    and f.pat.name in fv(f.body) \
+                    and (isinstance(a, Tuple) or _jacobian_tail(a) is not None):
+                self.inlinings -= 1
                 # what A-name binds in a Jacobian linear only at its point
                 # (J(λ⟨x, y⟩. 0)·⟨dx, 1⟩ ⟨0, 1⟩): its direction ⟨dx, 1⟩, its point
                 # ⟨0, 1⟩, the Jacobian itself -- read L with it in place, as the

@@ -1198,12 +1198,10 @@ def jac_let(t: App, m: Premises) -> Term:
         P = Tuple(tuple(x if x is not None else d for x, d in zip(dnames, P.items)), P.pos)
     tangent = App(Jac(Lam(p, _flag_anf(E)), P), V)
     out: Term = App(Jac(inner, Tuple((P, tangent))), Tuple((V, env.at(E, V))))
-    for x, v in reversed(list(zip(dnames, jac.along.items)) if dnames else []):
-        if x is not None:
-            out = App(Lam(x, out), v)
-    for x, v in reversed(list(zip(names, t.arg.items)) if names else []):
-        if x is not None:
-            out = App(Lam(x, out), v)
+    if dnames:  # (P and V are tuples then)
+        out = _let_all([(x, d) for x, d in zip(dnames, jac.along.items) if x is not None], out)
+    if names:
+        out = _let_all([(x, v) for x, v in zip(names, t.arg.items) if x is not None], out)
     return out
 
 

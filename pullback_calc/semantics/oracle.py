@@ -146,7 +146,8 @@ DERIVATIVES: dict[str, tuple[Callable[..., Any], ...]] = {
     "div": (lambda a, b: div(1.0, b), lambda a, b: neg(div(a, mul(b, b)))),
     "neg": (lambda a: -1.0,),
     # (a ^ 0 is 1 for every a: its derivative is 0, not 0 × 0 ^ (−1) at a = 0)
-    "pow": (lambda a, b: 0.0 if isinstance(b, float) and b == 0.0 else mul(b, pw(a, sub(b, 1.0))),
+    "pow": (lambda a, b: 0.0 if not isinstance(b, DualNumber) and b == 0 else
+            mul(b, pw(a, sub(b, 1.0))),
             lambda a, b: mul(log(a), pw(a, b))),
     "sin": (lambda a: cos(a),),
     "cos": (lambda a: neg(sin(a)),),

@@ -725,7 +725,7 @@ def _settle(coeffs: dict, atoms: list, settle) -> None:
             del coeffs[a]
 
 
-def share(coefficients: list) -> tuple[list, list]:
+def share(coefficients: list, open_ok: bool = False) -> tuple[list, list]:
     """The coefficient terms as one term that computes every operation once:
     ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
     compound sub-terms (operations) that occur more than once among the
@@ -738,10 +738,19 @@ def share(coefficients: list) -> tuple[list, list]:
     Without this, reducing the tuple would redo a shared product in every
     coefficient it enters: distributing the nested tangent
     c₁ × (A₁ ⊕ c₂ × (A₂ ⊕ c₃ × …)) of a fold gives the coefficients c₁c₂,
-    c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps."""
+    c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps.
+
+    ``open_ok``: name the open operations too (the caller takes the lets that
+    stay around the reduced tuple: rule 1 keeps an inert value used twice).
+    An inert coefficient at an open point is a graph -- the composition
+    shares a node among the products it enters -- and evaluated as a tree,
+    once its point is known, it would take a step per path: exponentially
+    many for a derivative of a chain whose stages read their input twice,
+    differentiated again (issue 26)."""
     if len(coefficients) == 1 and not (isinstance(coefficients[0], Prim) and any(
             isinstance(a, Prim) for a in coefficients[0].args)):
         return [], list(coefficients)  # one operation (or none): nothing to share
+    _key = _structural_keys(coefficients)
     uses: dict = {}
     order: list = []  # compound sub-terms, children before parents
     stack = [(c, False) for c in reversed(coefficients)]
@@ -752,24 +761,55 @@ def share(coefficients: list) -> tuple[list, list]:
         if done:
             order.append(u)
             continue
-        n = uses.get(u, 0)
-        uses[u] = n + 1
+        k = _key(u)
+        n = uses.get(k, 0)
+        uses[k] = n + 1
         if n == 0:  # first visit: count the children's uses once per distinct node
             stack.append((u, True))
             stack.extend((a, False) for a in reversed(u.args))
     names: dict = {}
     bindings: list = []
     for u in order:  # children first: _rebuild finds their names
-        if uses[u] > 1 and u not in names and not fv(u):  # (an open one would stay a let)
-            bound = Prim(u.op, tuple(_rebuild(a, names) for a in u.args), u.pos)
+        k = _key(u)
+        if uses[k] > 1 and k not in names and (open_ok or not fv(u)):
+            bound = Prim(u.op, tuple(_rebuild(a, names, _key) for a in u.args), u.pos)
             x = Var(fresh("k"))
             bindings.append((x, bound))
-            names[u] = x
-    rebuilt = _rebuild(Tuple(tuple(coefficients)), names)  # (one map: shared across them too)
+            names[k] = x
+    rebuilt = _rebuild(Tuple(tuple(coefficients)), names, _key)  # (shared across them too)
     return bindings, list(rebuilt.children())
 
 
-def _rebuild(u: Term, names: dict) -> Term:
+def _structural_keys(roots: list):
+    """How ``share`` tells operations apart: equal trees are one computation,
+    whether or not they are one node.  Each distinct node of the graph gets a
+    small key, children first -- an operation's key is its operator and its
+    arguments' keys -- so that comparing two operations costs their arity.
+    (Structural equality of terms walks both trees path by path: on the
+    open coefficients of a nested derivative, graphs with exponentially many
+    paths, the CI profile's run hung in it.)  Leaves other than operations
+    keep their own (cheap) equality."""
+    memo: dict = {}  # id(node) -> key
+    table: dict = {}  # (op, argument keys) -> key
+    stack = [(c, False) for c in roots]
+    while stack:
+        u, done = stack.pop()
+        if not isinstance(u, Prim) or id(u) in memo:
+            continue
+        if not done:
+            stack.append((u, True))
+            stack.extend((a, False) for a in u.args if isinstance(a, Prim) and id(a) not in memo)
+            continue
+        sig = (u.op, tuple(memo[id(a)] if isinstance(a, Prim) else a for a in u.args))
+        memo[id(u)] = table.setdefault(sig, len(table))
+
+    def key(u: Term):
+        k = memo.get(id(u))
+        return ("op", k) if k is not None else u
+    return key
+
+
+def _rebuild(u: Term, names: dict, key=lambda v: v) -> Term:
     """u with its named sub-terms replaced by their names; iterative, and no
     closure that calls itself (a reference cycle).  A node shared by several
     coefficients (an open one, not named) stays one node: rebuilt once
@@ -777,7 +817,7 @@ def _rebuild(u: Term, names: dict) -> Term:
     def named(v: Term):
         if not isinstance(v, (Prim, Tuple)):
             return None, v
-        x = names.get(v)
+        x = names.get(key(v))
         return (None, x) if x is not None else (v.children(), v)
     return bottom_up_shared(u, named, remake, id)
 

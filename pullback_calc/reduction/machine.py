@@ -345,7 +345,8 @@ class Machine:
     """Reduces terms to normal form, recording every step (and premise)."""
 
     def __init__(self, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
-                 stop_after: Optional[int] = None, verify=None, on_step=None):
+                 stop_after: Optional[int] = None, verify=None, on_step=None,
+                 forward: bool = False):
         self.max_steps = max_steps
         #: called with each step of the main derivation (its premises in it) as it is
         #: taken, instead of keeping it in the trace: a trace streamed to a file
@@ -365,8 +366,10 @@ class Machine:
         self._premises: Optional[list] = None
         self._phase: Optional[str] = None  # the phase of the premise being run, if it says
         #: is the innermost tangent premise being run the forward chain rule (7J/8J)?
-        #: Rule 18 is then lazy (18L, rules.jac_abstraction)
-        self.in_forward_premise = False
+        #: Rule 18 is then lazy (18L, rules.jac_abstraction).  ``forward``: the whole
+        #: reduction is that judgment (jvp's (J(f)·t) V, forward mode by 7J/8J), so a
+        #: helper closure's tangent is taken when the helper is applied, not before
+        self.in_forward_premise = forward
         #: how to descend into each class of node: without a trace, a Dual's frame
         #: does not keep the functional it descends into (_child_dual_hollow)
         self._child = _CHILD if self.record else _CHILD_UNRECORDED

@@ -353,10 +353,39 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     if not shares and fv(f) & PatVars(pat):  # a name of the functional would be captured
         pat, body = _rename_all(pat, body)
     lets: list = []
-    covector = Lam(pat, linear.compose(f, body, PatVars(pat),
-                                       lambda u: m.premise(u, "5", keep_trivial=False),
+    lin = PatVars(pat)
+    covector = Lam(pat, linear.compose(f, body, lin,
+                                       lambda u: _image(m.premise(u, "5", keep_trivial=False),
+                                                        lin, lets),
                                        lambda cs: _arithmetic(cs, m, lets=lets)))
     return _let_all(lets, covector)
+
+
+def _image(v: Term, lin: PatVars, lets: list) -> Term:
+    """The reduced image of a compound atom (rules 5 and 6's premise), its
+    leading lets of values free of the map's variables moved out into
+    ``lets`` (renamed apart), which go around the composite.  At an open
+    point the image is a graph of inert values shared by lets kept by rule
+    1 (``let b = sin(u) + 1 in … b × dv … b …``); read by substitution, each
+    coefficient would hold the whole unshared tree of every value it
+    mentions, and evaluating it once the point is known would walk every path
+    (exponential in a chain that reads each intermediate twice, issue 26).
+    Kept, each value is named once, as the other coefficients are."""
+    kept: list = []  # lets that stay: their values are linear (read by substitution)
+    linear_names: frozenset = frozenset()
+    while kept_let(v):
+        names = fv(v.arg)
+        if names & lin or names & linear_names:
+            kept.append(v)
+            linear_names |= frozenset(pattern_vars(v.fun.pat))
+            v = v.fun.body
+            continue
+        q, body = _rename_all(v.fun.pat, v.fun.body)
+        lets.append((q, v.arg))
+        v = body
+    for let_ in reversed(kept):
+        v = App(Lam(let_.fun.pat, v, let_.fun.ann, let_.fun.pos), let_.arg, let_.pos)
+    return v
 
 
 def _arithmetic(coefficients: list, m: Premises, label: str = "5",
@@ -372,11 +401,14 @@ def _arithmetic(coefficients: list, m: Premises, label: str = "5",
     derivative differentiates every copy: so each inert coefficient is named,
     once, by a let around the covector (``lets``), and the covector holds its
     name -- the adjoint program of reverse mode, shared, not a tree."""
-    bindings, items = linear.share(coefficients)
+    bindings, items = linear.share(coefficients, open_ok=lets is not None)
     t = items[0] if len(items) == 1 else Tuple(tuple(items))
     for x, bound in reversed(bindings):  # an operation shared by coefficients: once, named
         t = App(Lam(x, t), bound)
     v = m.premise(t, label, keep_trivial=False, phase="reverse")
+    while lets is not None and kept_let(v):  # a shared inert operation: named once, outside
+        lets.append((v.fun.pat, v.arg))
+        v = v.fun.body
     out = [v] if len(items) == 1 else list(v.items)
     if lets is not None:
         for i, c in enumerate(out):
@@ -460,7 +492,8 @@ def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars,
         if isinstance(c, Zero):
             return None, ZERO
         return None, linear.compose(Lam(w, c), S, lin,
-                                    lambda u: m.premise(u, "6", keep_trivial=False),
+                                    lambda u: _image(m.premise(u, "6", keep_trivial=False),
+                                                     lin, lets),
                                     lambda cs: _arithmetic(cs, m, "6", lets))
     lets: list = []
     body = bottom_up(S2, component, lambda c, items: Tuple(tuple(items)))

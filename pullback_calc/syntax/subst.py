@@ -351,12 +351,13 @@ class _Lin:
             r = (yield self.let(f, a, xs))
             if r is None and self.inlinings and isinstance(f.pat, Var) \
                     and f.pat.name in fv(f.body) \
-                    and (isinstance(a, Tuple) or _jacobian_tail(a) is not None):
+                    and _named_value(a):
                 self.inlinings -= 1
                 # what A-name binds in a Jacobian linear only at its point
                 # (J(λ⟨x, y⟩. 0)·⟨dx, 1⟩ ⟨0, 1⟩): its direction ⟨dx, 1⟩, its point
-                # ⟨0, 1⟩, the Jacobian itself -- read L with it in place, as the
-                # term before A-name was read
+                # ⟨0, 1⟩, the Jacobian itself; or the function of an application
+                # that is linear only once applied ((let c = λy. dl in λn. n) 𝟎)
+                # -- read L with it in place, as the term before A-name was read
                 return (yield self.lin(subst(f.body, {f.pat.name: a}), xs))
             return r
         if isinstance(f, App) and isinstance(f.fun, Lam) \
@@ -415,6 +416,14 @@ class _Lin:
             out = out | r
         s = (yield self.under(lam, lam.body, (xs - frozenset(names)) | frozenset(q_lin)))
         return None if s is None else out | s
+
+
+def _named_value(t: Term) -> bool:
+    """Is ``t`` a tuple, a Jacobian or an abstraction, or a let series ending in
+    one: a value A-name binds whose linearity may show only where it is used?"""
+    while isinstance(t, App) and isinstance(t.fun, Lam):
+        t = t.fun.body
+    return isinstance(t, (Tuple, Lam)) or (isinstance(t, Jac) and isinstance(t.lam, Lam))
 
 
 def _jacobian_tail(t: Optional[Term]) -> Optional[Jac]:

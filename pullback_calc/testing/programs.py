@@ -6,7 +6,9 @@ builds *programs*, as text, the way a researcher writes one:
 
 * let-bound helpers of one to three arguments, curried or tupled, partially
   applied, capturing the inputs being differentiated, some returning an
-  abstraction (``let mk = λa. let s = sin(a) in λt. s × t in …``);
+  abstraction (``let mk = λa. let s = sin(a) in λt. s × t in …``), also one
+  that takes a derivative of a function of what it captured
+  (``λt. grad1 (λu. let a = sin(u × u) + s in …) t``);
 * Church lists built from the inputs -- written out, by a let-bound ``cons``,
   or by a Church numeral iterating ``λl. cons e l`` -- and consumed by ``sum``,
   ``map``, ``foldr``, ``foldl`` in continuation-passing style, or a fold with a
@@ -49,7 +51,8 @@ __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename"
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
             "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
-            "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse")
+            "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
+            "returns-grad1")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -160,14 +163,15 @@ class _Builder:
             return self.pick(scope)
         return self.numeral()
 
-    def reuse(self, scope: list, depth: int, funs: tuple, longest: int = 5) -> str:
+    def reuse(self, scope: list, depth: int, funs: tuple, longest: int = 5,
+              first: Optional[str] = None) -> str:
         """Local lets, each value read twice by the next (``let a = … in let b =
         sin(a × a) + x in …``), as users name an intermediate they use again.
         The stages are bounded (sin, tanh, or no larger than their input), so a
         long chain stays in the floats."""
         self.features.add("let-reuse")
         names = [self.fresh("a") for _ in range(self.draw(st.integers(2, longest)))]
-        parts = [f"let {names[0]} = {self.real(scope, depth, funs)} in"]
+        parts = [f"let {names[0]} = {first or self.real(scope, depth, funs)} in"]
         for prev, cur in zip(names, names[1:]):
             form = self.pick(("sin({a} × {a}) + {l}", "{a} × tanh({a})", "tanh({a} + {a} × {l})",
                               "cos({a}) × {a}"))
@@ -218,10 +222,29 @@ class _Builder:
         """A helper that returns an abstraction, applied twice."""
         self.features.add("returns-λ")
         a, s, t = self.fresh("a"), self.fresh("s"), self.fresh("t")
-        inner = self.real([s, t] + (self.inputs if self.chance(2) else []), 1)
+        if self.chance(3):
+            inner = self.derivative_of_captured(s, t)
+        else:
+            inner = self.real([s, t] + (self.inputs if self.chance(2) else []), 1)
         mk = self.fresh("mk")
         self.lets.append(f"let {mk} = λ{a}. let {s} = sin({a}) in λ{t}. {inner} in")
         return f"({mk} ({self.real(scope, depth, funs)})) ({self.real(scope, depth, funs)})"
+
+    def derivative_of_captured(self, s: str, t: str) -> str:
+        """The body of a returned abstraction λt: a derivative at t (or a second
+        one) of a function of the captured s, its intermediates read twice.  The
+        outer gradient then differentiates the closure along s at an open t, and
+        composes the inner derivative's stage maps there (their coefficients
+        once graphs evaluated path by path: 4ᵏ steps for k stages)."""
+        self.features.add("returns-grad1")
+        if "grad1" not in self.library:
+            self.use("grad1")
+        u = self.fresh("u")
+        head = self.pick(("sin({u} × {u}) + {s}", "{u} × {s}", "tanh({u} + {s} × {u})"))
+        f = f"(λ{u}. {self.reuse([u, s], 1, (), 6, head.format(u=u, s=s))})"
+        if self.chance(2):
+            f = f"(grad1 {f})"
+        return f"grad1 {f} {t}"
 
     def pair(self, scope: list, depth: int, funs: tuple) -> str:
         """A helper returning a pair, taken apart by projections or by a pattern."""
@@ -411,6 +434,10 @@ class _Builder:
             return self.function_input(scope, 1, ())
         if name == "returns-λ":
             return self.returned(scope, 1, ())
+        if name == "returns-grad1":
+            while name not in self.features:
+                out = self.returned(scope, 1, ())
+            return out
         if name == "returns-pair":
             return self.pair(scope, 1, ())
         if name == "combinator":

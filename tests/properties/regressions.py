@@ -103,6 +103,10 @@ SUBJECT_REDUCTION = [
     # in a dual map's body (linear through its point), and A-name binds the Jacobian by a
     # let, which lin(S) rejected: the direction ⟨dx, 1⟩ alone is not linear in dx
     "Ω(λx. J(λy. J(λ⟨x, y⟩. 0)·⟨x, 1⟩ ⟨0, 1⟩)·1) (λx. λw. w 1) 0.1 0.25",
+    # the thorough profile (2026-11-28, second run): A-name names the function of
+    # (let c = λx. λx. dl in λn. n) 𝟎, a constant function applied to a zero, and lin(S)
+    # rejected let app = … in app 𝟎 (the value alone is not linear in dl)
+    "let nil = λc. λn. n in Ω(λl. J(λx. nil (λx. λx. l) 𝟎)·1) (λx. λw. w 1) 0.1 0.25",
 ]
 
 #: terms whose decomposition at every step the naive decomposer must reproduce
@@ -112,6 +116,20 @@ DECOMPOSITION = [
     # issue 26: D-curry inside a forward premise (18L, the forward judgment), whose lazy
     # tangent left the premise unreduced into rule 18's value
     "let x = 2 in (J(λx. let x = let x = ⟨1, 1⟩ in λy. λv. π1 x in ⟨1, 1⟩)·1) x",
+    # found by the thorough profile (2026-11-28): 8J binds an inert direction, a formal sum
+    # with an inert item, by a let, which the naive decomposer took for a β-redex (its
+    # notion of inert lagged §8's: a sum with an inert item is inert)
+    "Ω(λx. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λf. λd. f x (f (let a1 = x in "
+    "let a2 = cos(a1) × a1 in let a3 = sin(a2 × a2) + x in let a4 = cos(a3) × a3 in a4) "
+    "(f (let p8 = λy5. -1 in Ω(p8) (λmul_16. λw7. w7) x x) d)))) (λz. λw. w) 0.9 1",
+]
+
+#: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer
+#: must reproduce
+OPEN_DECOMPOSITION = [
+    # the thorough profile (2026-11-28): a kept let of a formal sum with an inert item
+    # (1 ⊕ π1 v) in the functional of a dual map, lifted out of it
+    "Ω(λx : ℝ × ℝ. −π1 x) (λx. λw. w) (let x = x in ⟨1, 1⟩ ⊕ ⟨π1 v, 1⟩) v",
 ]
 
 
@@ -152,5 +170,6 @@ def linearity_bug(step, reduct: Term):
     return None
 
 
-__all__ = ["ROUND_TRIP", "CLOSED_REAL", "SUBJECT_REDUCTION", "DECOMPOSITION", "examples",
+__all__ = ["ROUND_TRIP", "CLOSED_REAL", "SUBJECT_REDUCTION", "DECOMPOSITION",
+           "OPEN_DECOMPOSITION", "examples",
            "KNOWN_ENGINE_BUGS", "known_engine_bug", "linearity_bug"]

@@ -104,7 +104,11 @@ def eta_body(lam: Lam) -> bool:
 
 
 def inert(v: Term) -> bool:
-    """§5.1: a stuck compound value -- function symbol, projection, application."""
+    """§5.1, §8: a stuck compound value -- function symbol, projection,
+    application -- or a formal sum with such an item (a tangent at an open
+    point, ``a × 1 ⊕ 1``)."""
+    if isinstance(v, Sum):
+        return any(isinstance(i, (Prim, Proj, App)) for i in v.items)
     return isinstance(v, (Prim, Proj, App))
 
 
@@ -572,6 +576,7 @@ OPEN = {"x": R, "g": Arrow(R, R), "ω": DualT(R), "φ": Arrow(R, DualT(R)), "v":
 
 @given(st.sampled_from([R, Arrow(R, R), DualT(R), Prod((R, R))]).flatmap(
     lambda ty: S.terms(ty, OPEN, 3, budget=15)))
+@regressions.examples(regressions.OPEN_DECOMPOSITION)
 def test_unique_decomposition_open(t):
     """Open terms get stuck on their free variables: the stuck shapes are values."""
     check_decompositions(t)

@@ -417,7 +417,7 @@ def jvp(f: FunctionLike, point, tangent, *, max_steps: int = DEFAULT_MAX_STEPS,
     tangent judgment, as a 7J/8J premise is: D-curry is lazy there (18L), so
     the tangent of a let-bound helper is taken where the helper is applied
     (a program whose helpers the value never calls: 14,181 steps eager, 474
-    lazy; papers/calculus.md §5.9)."""
+    lazy; papers/calculus.md §3.3, §10)."""
     U.check_policy(on_unknown)
     pt = as_point(point)
     f = as_function(f, len(pt))

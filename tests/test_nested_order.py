@@ -153,12 +153,15 @@ def test_a_tree_is_read_as_before():
 
 
 def test_shared_coefficients_are_rebuilt_once():
-    shared = Prim("sin", (Var("u"),))  # open: not named by a let, but still one node
+    shared = Prim("sin", (Var("u"),))  # open: named by a let too (rules 5-6 keep it)
     k = Var("k")
     c1, c2 = Prim("mul", (shared, k)), Prim("add", (shared, k))
     bindings, out = linear.share([c1, c2])
-    assert bindings == []
-    assert out[0].args[0] is out[1].args[0]
+    assert len(bindings) == 1 and bindings[0][1] == shared
+    assert out[0].args[0] is out[1].args[0] is bindings[0][0]
+    # an equal operation that is another node is the same computation: one name
+    bindings, out = linear.share([c1, Prim("add", (Prim("sin", (Var("u"),)), k))])
+    assert len(bindings) == 1 and out[0].args[0] is out[1].args[0] is bindings[0][0]
 
 
 def test_a_name_names_a_shared_node_once_innermost_first():

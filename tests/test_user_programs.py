@@ -267,6 +267,8 @@ def test_jvp_takes_the_tangent_of_a_helper_where_it_is_applied():
     g = pc.grad(src, [-0.7], record=False)
     j = pc.jvp(src, [-0.7], [1.0], max_steps=100_000)
     assert abs(j.tangent - g[0]) < 1e-9
+    from pullback_calc.semantics import oracle  # (and the independent evaluator's)
+    assert abs(j.tangent - oracle.jacobian_by_oracle(pc.parse(src), [-0.7])[0][0]) < 1e-9
     assert j.steps <= 2 * g.steps, (j.steps, g.steps)
     labels = {s.rule for s in j.trace}
     assert "18L" in labels and "18" not in labels  # D-curry at the top is the lazy one

@@ -725,11 +725,11 @@ def _settle(coeffs: dict, atoms: list, settle) -> None:
             del coeffs[a]
 
 
-def share(coefficients: list, open_ok: bool = False) -> tuple[list, list]:
+def share(coefficients: list) -> tuple[list, list]:
     """The coefficient terms as one term that computes every operation once:
     ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
     compound sub-terms (operations) that occur more than once among the
-    coefficients and are closed (they reduce to numerals) -- shared as one node
+    coefficients -- shared as one node
     by the composition (a scalar k distributed over a nested combination is the
     same term in every product it enters) or equal -- each named once, children
     before parents.  Returns (the bindings, the tuple) for the caller to build
@@ -740,9 +740,9 @@ def share(coefficients: list, open_ok: bool = False) -> tuple[list, list]:
     c₁ × (A₁ ⊕ c₂ × (A₂ ⊕ c₃ × …)) of a fold gives the coefficients c₁c₂,
     c₁c₂c₃, …, whose reduction as separate trees takes n²/2 rule-4 steps.
 
-    ``open_ok``: name the open operations too (the caller takes the lets that
-    stay around the reduced tuple: rule 1 keeps an inert value used twice).
-    An inert coefficient at an open point is a graph -- the composition
+    Open operations are named too (the caller takes the lets that stay around
+    the reduced tuple: rule 1 keeps an inert value used twice).  An inert
+    coefficient at an open point is a graph -- the composition
     shares a node among the products it enters -- and evaluated as a tree,
     once its point is known, it would take a step per path: exponentially
     many for a derivative of a chain whose stages read their input twice,
@@ -750,7 +750,7 @@ def share(coefficients: list, open_ok: bool = False) -> tuple[list, list]:
     if len(coefficients) == 1 and not (isinstance(coefficients[0], Prim) and any(
             isinstance(a, Prim) for a in coefficients[0].args)):
         return [], list(coefficients)  # one operation (or none): nothing to share
-    _key = _structural_keys(coefficients)
+    keys = _structural_keys(coefficients)
     uses: dict = {}
     order: list = []  # compound sub-terms, children before parents
     stack = [(c, False) for c in reversed(coefficients)]
@@ -761,7 +761,7 @@ def share(coefficients: list, open_ok: bool = False) -> tuple[list, list]:
         if done:
             order.append(u)
             continue
-        k = _key(u)
+        k = keys[id(u)]
         n = uses.get(k, 0)
         uses[k] = n + 1
         if n == 0:  # first visit: count the children's uses once per distinct node
@@ -770,25 +770,25 @@ def share(coefficients: list, open_ok: bool = False) -> tuple[list, list]:
     names: dict = {}
     bindings: list = []
     for u in order:  # children first: _rebuild finds their names
-        k = _key(u)
-        if uses[k] > 1 and k not in names and (open_ok or not fv(u)):
-            bound = Prim(u.op, tuple(_rebuild(a, names, _key) for a in u.args), u.pos)
+        k = keys[id(u)]
+        if uses[k] > 1 and k not in names:
+            bound = Prim(u.op, tuple(_rebuild(a, names, keys) for a in u.args), u.pos)
             x = Var(fresh("k"))
             bindings.append((x, bound))
             names[k] = x
-    rebuilt = _rebuild(Tuple(tuple(coefficients)), names, _key)  # (shared across them too)
+    rebuilt = _rebuild(Tuple(tuple(coefficients)), names, keys)  # (shared across them too)
     return bindings, list(rebuilt.children())
 
 
-def _structural_keys(roots: list):
+def _structural_keys(roots: list) -> dict:
     """How ``share`` tells operations apart: equal trees are one computation,
-    whether or not they are one node.  Each distinct node of the graph gets a
-    small key, children first -- an operation's key is its operator and its
-    arguments' keys -- so that comparing two operations costs their arity.
-    (Structural equality of terms walks both trees path by path: on the
-    open coefficients of a nested derivative, graphs with exponentially many
-    paths, the CI profile's run hung in it.)  Leaves other than operations
-    keep their own (cheap) equality."""
+    whether or not they are one node.  Each distinct operation node of the
+    graph (by ``id``) gets a small integer, children first -- equal for equal
+    operators on equal arguments (operations by their integers, other leaves
+    by their own, cheap, equality) -- so that comparing two costs their arity.
+    (Structural equality of terms walks both trees path by path: on the open
+    coefficients of a nested derivative, graphs with exponentially many paths,
+    the CI profile's run hung in it.)"""
     memo: dict = {}  # id(node) -> key
     table: dict = {}  # (op, argument keys) -> key
     stack = [(c, False) for c in roots]
@@ -802,22 +802,19 @@ def _structural_keys(roots: list):
             continue
         sig = (u.op, tuple(memo[id(a)] if isinstance(a, Prim) else a for a in u.args))
         memo[id(u)] = table.setdefault(sig, len(table))
-
-    def key(u: Term):
-        k = memo.get(id(u))
-        return ("op", k) if k is not None else u
-    return key
+    return memo
 
 
-def _rebuild(u: Term, names: dict, key=lambda v: v) -> Term:
+def _rebuild(u: Term, names: dict, keys: dict) -> Term:
     """u with its named sub-terms replaced by their names; iterative, and no
-    closure that calls itself (a reference cycle).  A node shared by several
-    coefficients (an open one, not named) stays one node: rebuilt once
-    (deep.bottom_up_shared), not once per path."""
+    closure that calls itself (a reference cycle).  A node reached by several
+    paths stays one node: rebuilt once
+    (deep.bottom_up_shared), not once per path.  ``names``: the name of each
+    named operation, by its key in ``keys`` (``_structural_keys``)."""
     def named(v: Term):
         if not isinstance(v, (Prim, Tuple)):
             return None, v
-        x = names.get(key(v))
+        x = names.get(keys.get(id(v)))
         return (None, x) if x is not None else (v.children(), v)
     return bottom_up_shared(u, named, remake, id)
 

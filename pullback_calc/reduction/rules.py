@@ -357,7 +357,7 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     covector = Lam(pat, linear.compose(f, body, lin,
                                        lambda u: _image(m.premise(u, "5", keep_trivial=False),
                                                         lin, lets),
-                                       lambda cs: _arithmetic(cs, m, lets=lets)))
+                                       lambda cs: _arithmetic(cs, m, "5", lets)))
     return _let_all(lets, covector)
 
 
@@ -388,8 +388,7 @@ def _image(v: Term, lin: PatVars, lets: list) -> Term:
     return v
 
 
-def _arithmetic(coefficients: list, m: Premises, label: str = "5",
-                lets: Optional[list] = None) -> list:
+def _arithmetic(coefficients: list, m: Premises, label: str, lets: list) -> list:
     """Rule 5's arithmetic premise: the coefficient terms the composition
     built (k × c, c + d) reduce -- by rule 4, one step per operation -- to
     values, together, as one tuple; an operation that several coefficients
@@ -401,21 +400,20 @@ def _arithmetic(coefficients: list, m: Premises, label: str = "5",
     derivative differentiates every copy: so each inert coefficient is named,
     once, by a let around the covector (``lets``), and the covector holds its
     name -- the adjoint program of reverse mode, shared, not a tree."""
-    bindings, items = linear.share(coefficients, open_ok=lets is not None)
+    bindings, items = linear.share(coefficients)
     t = items[0] if len(items) == 1 else Tuple(tuple(items))
     for x, bound in reversed(bindings):  # an operation shared by coefficients: once, named
         t = App(Lam(x, t), bound)
     v = m.premise(t, label, keep_trivial=False, phase="reverse")
-    while lets is not None and kept_let(v):  # a shared inert operation: named once, outside
+    while kept_let(v):  # a shared inert operation: named once, outside
         lets.append((v.fun.pat, v.arg))
         v = v.fun.body
     out = [v] if len(items) == 1 else list(v.items)
-    if lets is not None:
-        for i, c in enumerate(out):
-            if is_inert(c):
-                x = Var(fresh("c"))
-                lets.append((x, c))
-                out[i] = x
+    for i, c in enumerate(out):
+        if is_inert(c):
+            x = Var(fresh("c"))
+            lets.append((x, c))
+            out[i] = x
     return out
 
 

@@ -418,18 +418,23 @@ class _Lin:
         return None if s is None else out | s
 
 
+def _let_tail(t: Term) -> Term:
+    """The body a let series ends in (``t`` itself if it is no let)."""
+    while isinstance(t, App) and isinstance(t.fun, Lam):
+        t = t.fun.body
+    return t
+
+
 def _named_value(t: Term) -> bool:
     """Is ``t`` a tuple, a Jacobian or an abstraction, or a let series ending in
     one: a value A-name binds whose linearity may show only where it is used?"""
-    while isinstance(t, App) and isinstance(t.fun, Lam):
-        t = t.fun.body
+    t = _let_tail(t)
     return isinstance(t, (Tuple, Lam)) or (isinstance(t, Jac) and isinstance(t.lam, Lam))
 
 
 def _jacobian_tail(t: Optional[Term]) -> Optional[Jac]:
     """The Jacobian J(λq.S)·P that ``t`` is, or that the let series ``t`` ends in."""
-    while isinstance(t, App) and isinstance(t.fun, Lam):
-        t = t.fun.body
+    t = _let_tail(t) if t is not None else None
     return t if isinstance(t, Jac) and isinstance(t.lam, Lam) else None
 
 

@@ -25,6 +25,8 @@ from pullback_calc.areduction.anf import a_name
 from pullback_calc.errors import StepBudgetExceeded
 from pullback_calc.reduction import linear
 from pullback_calc.reduction.machine import Machine
+from pullback_calc.semantics import oracle
+from pullback_calc.syntax.parser import parse
 from pullback_calc.syntax.printer import pretty
 from pullback_calc.syntax.terms import App, Lam, Num, Prim, Pullback, Sum, Tuple, Var
 
@@ -381,3 +383,54 @@ def test_a_derivative_inside_a_closure_is_linear_in_its_length(order):
         linear_part.append(g.steps - lifts[-1])
     ratios = [b / a for a, b in zip(linear_part, linear_part[1:])]
     assert all(r <= 2.3 for r in ratios), (linear_part, ratios, lifts)
+
+
+def _chain_of(x: str, k: int, head: str = "") -> str:
+    """a₀ = sin(x × x) (+ head), aᵢ = sin(aᵢ₋₁ × aᵢ₋₁) + 1, …, a_{k−1}: each
+    intermediate read twice."""
+    return f"let a0 = sin({x} × {x}){head} in " + " ".join(
+        f"let a{i} = sin(a{i - 1} × a{i - 1}) + 1 in" for i in range(1, k)) + f" a{k - 1}"
+
+
+def _linear_in_k(sources: list) -> None:
+    """The gradients of ``sources`` (k doubling) equal the oracle's rows, and
+    their steps other than ``lift`` (§9's quadratic part) grow ×≤ 2.3 per
+    doubling."""
+    linear_part = []
+    for src in sources:
+        g = pc.grad(src, [0.3, -1.1], max_steps=200_000)
+        want = oracle.jacobian_by_oracle(parse(src), [0.3, -1.1])[0]
+        assert list(g) == pytest.approx(list(want), rel=1e-9, abs=1e-12)
+        linear_part.append(g.steps - _rule_counts(g.trace).get("lift", 0))
+    ratios = [b / a for a, b in zip(linear_part, linear_part[1:])]
+    assert all(r <= 2.3 for r in ratios), (linear_part, ratios)
+
+
+def test_a_jacobian_atom_is_read_through_its_direction():
+    """The derivative in x₁ of Ω(λg. g a_{k−1}) (λz. λw. w) (λt. t) (λt. t × x₂),
+    a_{k−1} a chain over x₁: rule 17 reduces the pullback with x₁ symbolic, and
+    rule 5 composes the chain's stage maps into the covector of g, whose atom
+    J(λz. g z)·D a_{k−1} carries the chain's tangent D.  The atom was read
+    whole, so each composition substituted a stage's image at both
+    occurrences of its variable in D (a × da ⊕ a × da): D doubled per stage
+    (8,753 steps at k = 8, 32,111 at k = 10).  ``linear.to_lincomb`` reads a
+    Jacobian through its direction now (it is linear there): the steps other
+    than ``lift`` are linear in k, and the row is the oracle's."""
+    _linear_in_k([f"λ⟨x1, x2⟩. Ω(λg. g ({_chain_of('x1', k)})) (λz. λw. w) (λt. t) "
+                  f"(λt. t × x2)" for k in (4, 8, 16)])
+
+
+def test_stage_maps_of_a_function_valued_body_compose_by_lets():
+    """A second derivative of a chain over s = sin(x₁), applied and passed to
+    g, pulled back along a function direction: the gradient differentiates
+    the function-valued result of rule 17's premise (rule 18), whose tangent
+    premise pulls a 1-form back at a function, so rule 6 composes the stage
+    maps by substitution (their values are not reals).  A stage that reads
+    its variable twice copied the image of the stages before it twice (8,
+    at k = 8: 20,961 steps, ×3 per two stages); rule 6 binds such an image
+    by a let now, (g ∘ f)(v) = let w = f(v) in g(w), and the steps other
+    than ``lift`` are linear in k."""
+    f = "grad1 (grad1 (λu. {}))"
+    _linear_in_k([f"λ⟨x1, x2⟩. {GRAD1}let s = sin(x1) in "
+                  f"Ω(λg. g (({f.format(_chain_of('u', k, ' + s'))}) x1)) (λz. λw. w) "
+                  f"(λt. t) (λt. t × x1)" for k in (2, 4, 8)])

@@ -383,6 +383,32 @@ def test_a_signal_while_the_command_line_loads(sig, status, word):
     assert r.returncode == status and r.stderr == f"pullback-calc: error: {word}\n", r
 
 
+@pytest.mark.parametrize("sig,status,word", [(signal.SIGINT, 130, "interrupted"),
+                                             (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_inside_a_weakref_callback(sig, status, word):
+    """The timed test above once caught the signal inside importlib's
+    module-lock callback: Python "ignores" an exception raised in a weakref
+    callback -- it printed a traceback, and the interrupt was lost.  Made
+    certain here: the command's guards send such a signal again, so that it
+    stops the command with its one line and status."""
+    probe = ("import os, sys, weakref\n"
+             "import importlib\n"
+             "m = importlib.import_module('pullback_calc.cli.main')\n"
+             "real = m._main\n"
+             "class O: pass\n"
+             "def wrapped(argv, guards):\n"
+             "    o = O()\n"
+             f"    r = weakref.ref(o, lambda _: (os.kill(os.getpid(), {int(sig)}),\n"
+             "                                  sum(range(99))))\n"
+             "    del o\n"
+             "    return real(argv, guards)\n"
+             "m._main = wrapped\n"
+             "sys.exit(m.main(['reduce', '-e', '1']))\n")
+    r = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == status and r.stderr == f"pullback-calc: error: {word}\n", r
+
+
 # ---- 6. numbers ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text,col", [("1e400", 1), ("2 + 1e400", 5), ("-1e999", 2),

@@ -58,6 +58,30 @@ class _Guards:
         except (ValueError, OSError, AttributeError):  # not the main thread / no such signal
             pass
 
+    def unraisable(self) -> None:
+        """An interrupt raised by our handler inside a weakref callback or a
+        ``__del__`` (an import's module-lock callback, say) is "ignored" by
+        Python: printed with a traceback, and lost.  This hook prints nothing
+        and sends the signal again, so that it is raised where the command
+        runs (the outcome stays one line and the conventional status)."""
+        previous = sys.unraisablehook
+
+        def hook(u):
+            if isinstance(u.exc_value, (Terminated, KeyboardInterrupt)):
+                import os
+                import signal
+                import threading
+                # from another thread, a moment later: raised in the hook (or while it
+                # waits for a thread to start) it would be lost again
+                sig = signal.SIGTERM if isinstance(u.exc_value, Terminated) else signal.SIGINT
+                again = threading.Timer(0.01, os.kill, (os.getpid(), sig))
+                again.daemon = True
+                again.start()
+                return
+            previous(u)
+        sys.unraisablehook = hook
+        self.saved.append(("hook", previous))
+
     def budgets(self, timeout: Optional[float], max_memory: Optional[float]) -> None:
         import signal
         self.max_memory = max_memory
@@ -96,6 +120,8 @@ class _Guards:
             try:
                 if item[0] == "timer":
                     signal.setitimer(signal.ITIMER_REAL, 0)
+                elif item[0] == "hook":
+                    sys.unraisablehook = item[1]
                 elif item[0] == "signal":
                     signal.signal(item[1], item[2])
                 else:
@@ -117,6 +143,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     import signal
     guards = _Guards()
     guards.signal(signal.SIGTERM, _on_term)
+    guards.unraisable()
     args = None
     try:
         try:

@@ -131,12 +131,13 @@ def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     mul = (lambda a, b: cmul(a, b, fold))
     edges: dict = {}  # id(node) -> (node, [(child, factor or None)]) or (node, None): a leaf
     parents: dict = {}  # id(node) -> how many edges reach it
+    made: dict = {}  # the Jacobian atoms J(λq.S)·Dᵢ V built for the parts Dᵢ of a direction
     stack = [t]
     while stack:  # the graph below t, each node expanded once
         u = stack.pop()
         if id(u) in edges:
             continue
-        out = _expand(u, lin, fold)
+        out = _expand(u, lin, fold, made)
         edges[id(u)] = (u, out)
         if out:
             for c, _ in out:
@@ -165,12 +166,14 @@ def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     return {a: k for a, k in acc.items() if not _is_zero(k)}
 
 
-def _expand(u: Term, lin: Names, fold: bool):
+def _expand(u: Term, lin: Names, fold: bool, made: Optional[dict] = None):
     """How ``to_lincomb`` reads one node: None, a leaf (an atom, a numeral, a
     node with its combination cached); otherwise the parts it is linear in,
     each with the factor it is multiplied by (None: 1)."""
     if _cached_lc(u) is not None:
         return None
+    if made is not None and type(u) is App and type(u.fun) is Jac:
+        return _jacobian_parts(u, lin, fold, made)
     if isinstance(u, Zero):
         return []
     if isinstance(u, Sum):
@@ -214,6 +217,40 @@ def _expand(u: Term, lin: Names, fold: bool):
             return [(App(f.functional, inner), None)]
         return [(App(f, u.arg), None)] if f is not u.fun else None
     return None
+
+
+def _jacobian_parts(u: App, lin: Names, fold: bool, made: dict):
+    """(J(λq.S)·D) V with only the direction D linear in ``lin``: a Jacobian is
+    linear in its direction, so the atom is read through D's own linear
+    structure -- J·(D₁ ⊕ D₂) V = J·D₁ V ⊕ J·D₂ V, J·(c × D) V = c × J·D V --
+    down to the atoms J·d V of its variables.  Left whole, the atom would
+    carry D as a term into the next composition, which substitutes each
+    variable's image at every occurrence: a chain whose stages read their
+    value twice (a × da ⊕ a × da) doubled D per stage (issue 26; the gradient
+    of Ω(λg. g a_k) at an a_k computed by such a chain).  ``made`` keeps one
+    atom per node of D, so a shared part is read once."""
+    jac: Jac = u.fun  # type: ignore[assignment]
+    D, V = jac.along, u.arg
+    if not (fv(D) & lin) or fv(jac.lam) & lin or fv(V) & lin:
+        return None
+    if isinstance(D, Sum):
+        parts = [(i, None) for i in D.items]
+    elif isinstance(D, Zero):
+        return []
+    elif isinstance(D, Prim) and D.op in ("mul", "div", "neg", "add", "sub"):
+        parts = _expand(D, lin, fold)
+        if parts is None:
+            return None
+    else:
+        return None
+    out = []
+    for d, f in parts:
+        key = (id(jac.lam), id(V), id(d))
+        atom = made.get(key)
+        if atom is None:
+            atom = made[key] = (App(Jac(jac.lam, d), V), d)  # (d: kept alive with its id)
+        out.append((atom[0], f))
+    return out
 
 
 def _leaf_into(acc: LinComb, u: Term, c: Term, fold: bool) -> None:

@@ -18,10 +18,10 @@ from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
-from ..syntax.terms import (ANF, COMPUTES, COMPUTES_K, GROUND, GROUND_K, NF, SPINE, App,
-                            Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                            Zero, ZERO, binds, direction_pattern, formal_sum, fresh, is_let,
-                            pattern_vars, remake, subterm_kids)
+from ..syntax.terms import (ANF, COMPUTES, COMPUTES_K, DEAD, DEAD_K, GROUND, GROUND_K, NF,
+                            SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
+                            Tuple, Var, Zero, ZERO, binds, direction_pattern, formal_sum, fresh,
+                            is_let, pattern_vars, remake, subterm_kids)
 from . import linear
 from .linear import is_zero
 from .env import Env, PatVars
@@ -449,8 +449,33 @@ def dual_contravariance(t: Dual, m: Premises) -> Term:
     if _ground_functional(inner.functional) and not isinstance(inner.lam.body, Lam):
         body, lets = _compose_ground(inner.lam.pat, inner.lam.body, S, PatVars(pat), m)
     else:
-        body = subst(inner.lam.body, bind_pattern(inner.lam.pat, S))
+        body = _compose_open(inner.lam.pat, inner.lam.body, S)
     return _let_all(lets, Dual(Lam(pat, body, t.lam.ann), inner.functional))
+
+
+def _compose_open(w: Term, S2: Term, S: Term) -> Term:
+    """S'[S/w] for maps of unknown type (rule 6 off the ground path): a
+    compound component of S that S' reads twice is let-bound, renamed apart,
+    instead of copied.  The stage maps of a let series are composed from the
+    output back, each substituted into the composite of the later ones; a
+    chain whose stages read their variable twice (``a × a``) would otherwise
+    double the composite per stage (a tree 2^k in size, issue 26), where the
+    let keeps it linear: (g ∘ f)(v) = let w = f(v) in g(w).  S is let-bound
+    whole when it is not a tuple of w's shape (its projections would copy it)."""
+    lets: list = []
+    if not isinstance(S, (Var, Tuple)) and isinstance(w, Tuple):
+        y = Var(fresh("w"))
+        lets.append((y, S))
+        S = y
+    m: dict = {}
+    for x, c in bind_pattern(w, S).items():
+        if isinstance(c, (Var, Num, Zero, Proj)) or _occurrences(x, S2) < 2:
+            m[x] = c
+        else:
+            y = Var(fresh(x))
+            lets.append((y, c))
+            m[x] = y
+    return _let_all(lets, subst(S2, m))
 
 
 def _ground(v: Term) -> bool:
@@ -532,7 +557,8 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     a value used once (``inlined_once``): β_v under the λ.  β_v of a value
     copies no work: a constant costs nothing to copy, and a value bound to a
     variable that occurs at most once in L, wherever, is moved, not copied
-    (it is a value: nothing of it is evaluated before it is used).  Rule 8
+    (it is a value: nothing of it is evaluated before it is used); and a
+    value that only dead code reads (``dead_let``) is dropped.  Rule 8
     would make q a coordinate of the environment, and reverse mode would
     compute its adjoint -- the derivative of everything after it along the
     direction dq, e.g. of a whole fold along the folding function, or along
@@ -544,6 +570,38 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     let_ = lam.body
     body = subst(let_.fun.body, bind_pattern(let_.fun.pat, let_.arg))
     return Pullback(Lam(lam.pat, body, lam.ann), t.form)
+
+
+def dead_let(let_: App) -> bool:
+    """Does 8c drop let q = V in L as dead code: V a value (β_v copies no work)
+    and q read by no live part of L -- not at all, or only by the values of
+    lets that are dead themselves (a helper used only by helpers that nothing
+    calls)?  L[V/q] then reads V only in code that is dropped in turn.  Rule 8
+    would make q a coordinate and take the tangent of V's closure at its
+    stage, which no covector reads (a program with four unused helpers: 6
+    steps to evaluate, 433 for the gradient).
+
+    One pass up the series from its end answers for every let of it (the live
+    variables: those of the body, then, going up, those of each live let's
+    value), kept on the nodes; a spine that 8c rebuilt is asked again."""
+    if not let_._flags & DEAD_K:
+        spine = []
+        t: Term = let_
+        while is_let(t):
+            spine.append(t)
+            t = t.fun.body
+        live = set(fv(t))
+        for u in reversed(spine):
+            names = pattern_vars(u.fun.pat)
+            dead = isinstance(u.arg, _VALUES) and not any(n in live for n in names)
+            live.difference_update(names)
+            if not dead:
+                live.update(fv(u.arg))
+            u._flags |= (DEAD_K | DEAD) if dead else DEAD_K
+    return bool(let_._flags & DEAD)
+
+
+_VALUES = (Lam, Num, Var, Zero)
 
 
 def inlined_once(let_: App) -> bool:
@@ -1341,7 +1399,7 @@ def classify_pullback(t: Pullback) -> Optional[str]:
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
-        if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b):
+        if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b) or dead_let(b):
             return "8c"
         return "8"
     return None

@@ -72,6 +72,7 @@ DERIVATIVE = 1 << 14  # a derivative term (engines/evaluator.py's role)
 WRITTEN_APP = 1 << 15  # (λq.S) P written so, not as let (parser.py): printed as written
 TREE_K, TREE = 1 << 16, 1 << 17      # no node reached twice below, outside λs (anf.a_name)
 COMPUTES_K, COMPUTES = 1 << 18, 1 << 19  # a λ computes with its free variables (rules 8c)
+DEAD_K, DEAD = 1 << 20, 1 << 21  # a let of a value that only dead code reads (rules.dead_let)
 
 
 class Term:

@@ -45,14 +45,14 @@ from ..syntax.terms import (App, Lam, Tuple, Var, is_let, pattern_vars, remake, 
                             subterms)
 
 __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename", "inline_helpers",
-           "eta_expand_helpers"]
+           "eta_expand_helpers", "add_unused_helpers"]
 
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
             "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
             "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
-            "returns-grad1")
+            "returns-grad1", "g-of-chain")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -403,12 +403,36 @@ class _Builder:
         """The derivative of g ↦ S (g : ℝ → ℝ) at a function, along a function."""
         self.features.add("function-input")
         g, t = self.fresh("g"), self.fresh("t")
-        body = self.real(scope, max(depth, 1), funs + (g,))
+        if "g-of-chain" in self.want or self.chance(4):
+            body = f"{g} ({self.chain_argument(scope)})"
+        else:
+            body = self.real(scope, max(depth, 1), funs + (g,))
         if not re.search(rf"\b{g}\b", body):  # S uses g (a derivative 0 tests little)
             body = f"{g} ({body})"
         at = f"(λ{t}. {self.real([t] + scope, 1, funs)})"
         along = f"(λ{t}. {self.real([t] + scope, 1, funs)})"
         return f"Ω(λ{g}. {body}) (λz. λw. w) {at} {along}"
+
+    def chain_argument(self, scope: list) -> str:
+        """The argument of g in a function input's body: a chain over the inputs
+        whose intermediates are read twice, or a (second) derivative of one,
+        applied.  Differentiating Ω(λg. g a) in an input composes the chain's
+        stage maps into g's covector (its atom J(λz. g z)·D a), or pulls a 1-form
+        back at a function value (rule 6 by substitution): each copied a
+        stage's image into both reads of its variable, 2ᵏ for k stages."""
+        self.features.add("g-of-chain")
+        if self.chance(2):
+            return self.reuse(scope, 1, (), 6, f"sin({self.leaf(scope)} × {self.leaf(scope)})")
+        if "grad1" not in self.library:
+            self.use("grad1")
+        u = self.fresh("u")
+        head = f"sin({u} × {u}) + {self.leaf(scope)}"
+        # (at most 4 stages under two derivatives: sin(a × a) + 1 multiplies a
+        # second derivative by up to 16 per stage, and the floats lose the row)
+        f = f"(λ{u}. {self.reuse([u] + scope, 1, (), 4, head)})"
+        if self.chance(2):
+            f = f"(grad1 {f})"
+        return f"grad1 {f} ({self.leaf(scope)})"
 
     # ---- the program -----------------------------------------------------------------------
     def program(self) -> str:
@@ -430,7 +454,7 @@ class _Builder:
             while name not in self.features:
                 out = self.nested(scope, 1, ())
             return out
-        if name == "function-input":
+        if name in ("function-input", "g-of-chain"):
             return self.function_input(scope, 1, ())
         if name == "returns-λ":
             return self.returned(scope, 1, ())
@@ -536,6 +560,16 @@ def inline_helpers(term):
             return go(subst(t.fun.body, {t.fun.pat.name: go(t.arg)}))
         return _map_kids(t, go)
     return go(term)
+
+
+def add_unused_helpers(p: UserProgram, k: int) -> str:
+    """The program's text with k helpers bound first that nothing calls, each
+    using the one before (so only the last is unused as written): dead code."""
+    pattern, body = p.text.split(". ", 1)  # λ⟨x1, …⟩. body
+    x = "x1" if p.n > 1 else "x"
+    unused = "".join(f"let unused{i} = λt. {f'unused{i - 1} (t) × ' if i else ''}"
+                     f"sin(t × {x}) × cos(t + {x}) in " for i in range(k))
+    return f"{pattern}. {unused}{body}"
 
 
 def eta_expand_helpers(term):

@@ -332,7 +332,7 @@ def node_rules(t: Term, forward: bool = False) -> set:
             b = t.fun.body
             out.add("7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
-                    or moved_once(b) else "8")
+                    or moved_once(b) or dead_value(b) else "8")
     return out
 
 
@@ -370,6 +370,23 @@ def _walk(t: Term):
     yield t
     for c in t.children():
         yield from _walk(c)
+
+
+def dead_value(let_) -> bool:
+    """8c's dead case, restated (independently of rules.dead_let, by recursion on
+    the series): V is a variable, a numeral, 𝟎 or an abstraction, and every
+    occurrence of q in the rest of the series is in the value of a let that is
+    dead itself."""
+    if not isinstance(let_.arg, (Var, Num, Zero, Lam)):
+        return False
+    names = set(pattern_vars(let_.fun.pat))
+    t = let_.fun.body
+    while is_let(t):
+        if any(_free_count(n, t.arg) for n in names) and not dead_value(t):
+            return False
+        names -= set(pattern_vars(t.fun.pat))
+        t = t.fun.body
+    return not any(_free_count(n, t) for n in names)
 
 
 def moved_once(let_) -> bool:

@@ -207,7 +207,7 @@ _ENTRIES = [
          r"\Omega(\lambda p.\,L[V/q])\;\omega",
          "V a closed abstraction or a numeral, or V a variable or an abstraction applying "
          "none of its free variables and q occurs once in L, not as an operand A-name would "
-         "bind; L is not just q")],
+         "bind, or V a value that only dead lets of L read; L is not just q")],
        "extension",
        "let q = V in L is L[V/q] for a value V (β_v), which copies no work: a constant costs "
        "nothing to copy, and a value q names once is moved, not copied, even into an "

@@ -404,7 +404,7 @@ class _Builder:
         self.features.add("function-input")
         g, t = self.fresh("g"), self.fresh("t")
         if "g-of-chain" in self.want or self.chance(4):
-            body = f"{g} ({self.chain_argument(scope)})"
+            body = f"{g} ({self.chain_argument(scope, g)})"
         else:
             body = self.real(scope, max(depth, 1), funs + (g,))
         if not re.search(rf"\b{g}\b", body):  # S uses g (a derivative 0 tests little)
@@ -413,16 +413,21 @@ class _Builder:
         along = f"(λ{t}. {self.real([t] + scope, 1, funs)})"
         return f"Ω(λ{g}. {body}) (λz. λw. w) {at} {along}"
 
-    def chain_argument(self, scope: list) -> str:
-        """The argument of g in a function input's body: a chain over the inputs
-        whose intermediates are read twice, or a (second) derivative of one,
-        applied.  Differentiating Ω(λg. g a) in an input composes the chain's
-        stage maps into g's covector (its atom J(λz. g z)·D a), or pulls a 1-form
-        back at a function value (rule 6 by substitution): each copied a
-        stage's image into both reads of its variable, 2ᵏ for k stages."""
+    def chain_argument(self, scope: list, g: str) -> str:
+        """The argument of g in a function input's body: a chain whose
+        intermediates are read twice -- over the inputs, or over g at a point
+        (so that g's covector has an atom J(λz. g z)·D a with D the chain's
+        tangent along dg) -- or a (second) derivative of one, applied.
+        Differentiating Ω(λg. g a) in an input composes the chain's stage maps
+        into g's covector, or pulls a 1-form back at a function value (rule 6
+        by substitution): each copied a stage's image into both reads of its
+        variable, 2ᵏ for k stages."""
         self.features.add("g-of-chain")
-        if self.chance(2):
+        kind = self.pick(("inputs", "g", "derivative"))
+        if kind == "inputs":
             return self.reuse(scope, 1, (), 6, f"sin({self.leaf(scope)} × {self.leaf(scope)})")
+        if kind == "g":
+            return self.reuse(scope, 1, (), 6, f"{g} ({self.leaf(scope)})")
         if "grad1" not in self.library:
             self.use("grad1")
         u = self.fresh("u")

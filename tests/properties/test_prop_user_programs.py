@@ -80,14 +80,15 @@ _CHAIN = ("λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in grad1 (λt. let
           + " a11) (x × 0.5)")
 
 
-def _helpers_program() -> str:
+def _helpers_program(name: str = "helpers_jvp_program.txt") -> str:
     from pathlib import Path
-    return (Path(__file__).parent.parent / "data" / "helpers_jvp_program.txt").read_text(
-        encoding="utf-8").strip()
+    return (Path(__file__).parent.parent / "data" / name).read_text(encoding="utf-8").strip()
 
 
 @example(UserProgram(_CHAIN, 1, (0.3,), frozenset({"grad1", "let-reuse"})))
 @example(UserProgram(_helpers_program(), 1, (-0.7,), frozenset({"grad1", "let-reuse"})))
+@example(UserProgram(_helpers_program("cons_jvp_program.txt"), 1, (0.3,),
+                     frozenset({"grad1", "grad1-nested", "list-cons", "map"})))
 @given(programs(1, depth=2, want=("grad1", "let-reuse")))
 def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     """jvp through derivatives taken inside the program, whose bodies name
@@ -98,14 +99,18 @@ def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     (the CI profile drew a program whose jvp took 1,064,944 steps against a
     gradient of 19,731).  And jvp took the tangent of every helper closure
     where it was bound, used or not (the second example: 14,181 steps against
-    a gradient of 292; now 474, D-curry lazy in jvp, papers/calculus.md §3.3)."""
+    a gradient of 292; now 474, D-curry lazy in jvp, papers/calculus.md §3.3).
+    The bound is 5×: the thorough profile drew a second derivative of a sum
+    over a cons list (the third example) whose jvp takes 2,672 steps against a
+    gradient of 650 (4.1×) -- a forward premise names each closure of the
+    list by 8J, where reverse mode inlines them by 8c (§9)."""
     note_features(p)
     t, pt = p.term, list(p.point)
     g = pc.grad(t, pt, max_steps=10 * STEPS, record=False)
     jv = pc.jvp(t, pt, [1.0], max_steps=10 * STEPS, record=False)
     assert close(jv.tangent, g[0])
     assert close(jv.tangent, oracle_gradient(t, pt)[0])
-    assert jv.steps <= max(2_000, 4 * g.steps), (jv.steps, g.steps)
+    assert jv.steps <= max(2_000, 5 * g.steps), (jv.steps, g.steps)
 
 
 _CLOSURE = ("λ⟨x1, x2⟩. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in let mk13 = λa1. let s2 = "

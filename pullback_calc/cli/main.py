@@ -63,7 +63,13 @@ class _Guards:
         ``__del__`` (an import's module-lock callback, say) is "ignored" by
         Python: printed with a traceback, and lost.  This hook prints nothing
         and sends the signal again, so that it is raised where the command
-        runs (the outcome stays one line and the conventional status)."""
+        runs (the outcome stays one line and the conventional status).  Only
+        in the main thread, where our signal handlers are: the hook is
+        process-wide, and main() run by two threads would restore each
+        other's."""
+        import threading
+        if threading.current_thread() is not threading.main_thread():
+            return
         previous = sys.unraisablehook
 
         def hook(u):

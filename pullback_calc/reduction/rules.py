@@ -578,8 +578,8 @@ def dead_let(let_: App) -> bool:
     lets that are dead themselves (a helper used only by helpers that nothing
     calls)?  L[V/q] then reads V only in code that is dropped in turn.  Rule 8
     would make q a coordinate and take the tangent of V's closure at its
-    stage, which no covector reads (a program with four unused helpers: 6
-    steps to evaluate, 433 for the gradient).
+    stage, which no covector reads (four helpers that use each other and are
+    never called: 6 steps to evaluate, 163 for the gradient; 13 now).
 
     One pass up the series from its end answers for every let of it (the live
     variables: those of the body, then, going up, those of each live let's

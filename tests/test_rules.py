@@ -65,8 +65,9 @@ CASES = [
     ("18L", "(J(λv. λk. let c = 2 in let g = λx. v × x in g c)·1) 5",
      "λx. (J(λv. v × x)·1) 5", "λk. 2"),
     # … all of them: the environment stays as it is
-    ("18L", "(J(λv. λk. let c = 2 in let g = λx. v × x × c in g c)·1) 5",
-     "λx. (J(λ⟨v, c⟩. v × x × c)·⟨1, 𝟎⟩) ⟨5, 2⟩", "λk. 4"),
+    # (c = 2 + k, open: a closed stage would be substituted by 8Jc)
+    ("18L", "(J(λv. λk. let c = 2 + k in let g = λx. v × x × c in g c)·1) 5",
+     "λx. (J(λ⟨v, c⟩. v × x × c)·⟨1, 𝟎⟩) ⟨5, c⟩", "λk. let c = 2 + k in c × (c × 1)"),
     ("19a", "(J(λf. f 3)·g) h", "g 3", "g 3"),
     ("19b", "(J(λ⟨f, x⟩. f x)·⟨g, 1⟩) ⟨λu. sin(u), 2⟩",
      "g 2 ⊕ (J(λu. sin(u))·1) 2", None),
@@ -98,6 +99,15 @@ CASES = [
     ("20b", "Ω(λx. let y = sin(x) in y × x) (λz. λw. w) 2",
      "⟨dx, (J(λx. sin(x))·dx) 2⟩", None),
     ("7J", "J(λx. let y = sin(x) in y)·1", "J(λx. sin(x))·1", None),
+    # 8Jc: a stage that does not read x -- an atom is substituted, a closed
+    # operation computed outside the Jacobian -- and 8h, a defined operation on
+    # numerals computed outside the pullback
+    ("8Jc", "(J(λx. let g = λy. y × y in let z = g x in z)·1) 2",
+     "(J(λx. let z = (λy. y × y) x in z)·1) 2", "4"),
+    ("8Jc", "(J(λx. let c = sin(0) in let y = x × c in y)·1) 2",
+     "let c = sin(0) in (J(λx. let y = x × c in y)·1) 2", "0"),
+    ("8h", "Ω(λx. let c = sin(0) in let y = x × c in y) ω",
+     "let c = sin(0) in Ω(λx. let y = x × c in y) ω", "Ω(λx. x × 0) ω"),
     ("8J", "(J(λx. let y = sin(x) in let z = cos(y) in z)·1) 2",
      "(J(λ⟨x, y⟩. let z = cos(y) in z)·⟨1, (J(λx. sin(x))·1) 2⟩) ⟨2, sin(2)⟩", None),
     # an open point: its inert component sin(u) is shared by a let (kept by rule 1)

@@ -261,7 +261,8 @@ def open_program(name: str = "nested_jvp_program.txt") -> str:
 # helper closures, some of which its value never calls (108 steps to evaluate, 292 for
 # the gradient).  jvp took every closure's tangent where it was bound, by rule 18's
 # premise: 14,181 steps.  jvp is the forward judgment from its first step now, so D-curry
-# is lazy (18L) and a tangent is taken where its helper is applied.
+# is lazy (18L) and a tangent is taken where its helper is applied; and since 8Jc a
+# closed helper is inlined (reverse mode's 8c), with no tangent of its own (310 steps).
 def test_jvp_takes_the_tangent_of_a_helper_where_it_is_applied():
     src = open_program("helpers_jvp_program.txt")
     g = pc.grad(src, [-0.7], record=False)
@@ -271,7 +272,7 @@ def test_jvp_takes_the_tangent_of_a_helper_where_it_is_applied():
     assert abs(j.tangent - oracle.jacobian_by_oracle(pc.parse(src), [-0.7])[0][0]) < 1e-9
     assert j.steps <= 2 * g.steps, (j.steps, g.steps)
     labels = {s.rule for s in j.trace}
-    assert "18L" in labels and "18" not in labels  # D-curry at the top is the lazy one
+    assert "8Jc" in labels and "18" not in labels  # no eager D-curry at the top
 
 
 # found by the thorough profile (2026-11-28, third run): a generated program with five
@@ -302,3 +303,39 @@ def test_the_derivative_of_a_power_0_is_0_at_0(src, point, want):
     assert list(pc.grad(src, point)) == want
     assert list(oracle.jacobian_by_oracle(pc.parse(src), point)[0]) == want
     assert list(pc.jacobian(src, point, method="forward")[0]) == want
+
+
+def _data(name: str) -> str:
+    from pathlib import Path
+    return (Path(__file__).parent / "data" / name).read_text(encoding="utf-8").strip()
+
+
+# found by the thorough profile (2026-11-28): a helper `λa. let s = sin(a) in λt. 1`
+# applied to a pullback along function directions that the value ignores (18 steps to
+# evaluate).  Inside the closures the program passes, 8c left operations on numerals
+# (`let s16 = sin(1)`), and rules 8 and 8J made each a coordinate: the gradient took
+# each closure's tangent along it, 23,461 steps, to multiply it by 0.  8h and 8Jc
+# compute such a stage outside the map: 4,768.
+def test_an_operation_on_constants_is_no_coordinate():
+    from pullback_calc.semantics import oracle
+    src = _data("constant_stage_program.txt")
+    g = pc.grad(src, [0.3, 0.3], max_steps=20_000)
+    assert list(g) == list(oracle.jacobian_by_oracle(pc.parse(src), [0.3, 0.3])[0]) == [0, 0]
+    assert g.rule_counts["8h"] and g.rule_counts["8Jc"], g.rule_counts
+    assert pc.call(src, [0.3, 0.3], record=False).steps == 18
+
+
+# the thorough profile (2026-11-28): a forward premise (8J) named each closure of a
+# `cons` list as a stage, where reverse mode's 8c inlines it -- jvp 2,672 steps against a
+# gradient of 650.  8Jc substitutes a stage that is an atom reading no variable of p.
+def test_forward_mode_inlines_a_cons_list_as_reverse_mode_does():
+    src = _data("cons_jvp_program.txt")
+    g = pc.grad(src, [0.3])
+    jv = pc.jvp(src, [0.3], [1.0])
+    assert jv.tangent == g[0] == 1.0
+    assert _fires("8Jc", jv.trace) and jv.steps <= 2 * g.steps, (jv.steps, g.steps)
+
+
+def _fires(rule: str, trace) -> bool:
+    """Does a step of that rule occur in the trace, premises included?"""
+    return any(s.rule == rule or any(_fires(rule, d.steps) for d in s.premises) for s in trace)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
-from ..areduction.anf import A_RULES, is_elementary, is_let_series, operands, replace_operand
+from ..areduction.anf import (A_RULES, is_atom, is_elementary, is_let_series, operands,
+                              replace_operand)
 from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
@@ -570,6 +571,36 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     let_ = lam.body
     body = subst(let_.fun.body, bind_pattern(let_.fun.pat, let_.arg))
     return Pullback(Lam(lam.pat, body, lam.ann), t.form)
+
+
+@rule("8h")
+def pullback_let_hoist(t: Pullback, m: Premises) -> Term:
+    """(8h) Ω(λp. let q = f(r₁, …, rₖ) in L) ω → let q = f(r₁, …, rₖ) in Ω(λp.L) ω
+    when f is defined at the numerals r₁, …, rₖ -- an operation on constants
+    is a constant of the map: computed once outside it (rule 4, then rule 1
+    substitutes the numeral), where rule 8 would make q a coordinate whose
+    adjoint -- the derivative of every later stage along q, closures over q
+    included -- reverse mode computes only to multiply it by 0 (rule 9).
+    Defined, the operation cannot fail outside the λ where it would not have
+    failed inside: hoisting it changes no outcome, only when it is done."""
+    lam = t.fun
+    let_ = lam.body
+    q, L, E = let_.fun.pat, let_.fun.body, let_.arg
+    if any(n in fv(t.form) for n in pattern_vars(q)):  # the let scopes over ω too
+        q, L = _rename_all(q, L)
+    inner = Lam(lam.pat, _flag_anf(L), lam.ann)
+    inner._flags |= lam._flags & SPINE
+    return App(Lam(q, Pullback(inner, t.form)), E)
+
+
+def _defined_constant(E: Term) -> bool:
+    """Is E an operation f(r₁, …, rₖ) on numerals at which f is defined (rule 4 applies)?"""
+    if not isinstance(E, Prim) or not all(isinstance(a, Num) for a in E.args):
+        return False
+    try:
+        return math.isfinite(prims.EVAL[E.op](*(a.value for a in E.args)))
+    except (ArithmeticError, ValueError):
+        return False
 
 
 def dead_let(let_: App) -> bool:
@@ -1294,6 +1325,45 @@ def jac_let(t: App, m: Premises) -> Term:
     return out
 
 
+@rule("8Jc")
+def jac_let_constant(t: App, m: Premises) -> Term:
+    """(8Jc) (J(λp. let q = E in L)·P) V → (J(λp. L[E/q])·P) V  when E is an
+    atom (a variable or numeral, or a closed abstraction) that reads no
+    variable of p; and → let q = E in (J(λp.L)·P) V  when E is a closed
+    computation (an operation, application or projection).  Either way the
+    stage is a constant of the map: its tangent is 0 (rule 9), and 8J would
+    make q a coordinate only to carry that 0 through every later stage and
+    differentiate each closure over q along it (a helper, a Church list's
+    ``cons``, a value computed from numerals) -- rule 8c's reason, forwards.
+    A closed computation is evaluated outside the Jacobian, once, and its
+    value substituted by rule 1: E is evaluated whether or not this rule
+    fires ((J(f)·P) V applies f at V, and so evaluates every stage).  A
+    value that is no atom is named again by A-name and is then a stage of
+    8J (so the rule cannot fire on the stage it produced)."""
+    jac: Jac = t.fun
+    lam = jac.lam
+    let_ = lam.body
+    q, L, E = let_.fun.pat, let_.fun.body, let_.arg
+    if is_atom(E):
+        # (not flagged A-normal: an abstraction substituted at the head of an
+        # application is a β-redex that A-lift makes part of the series)
+        return App(Jac(Lam(lam.pat, subst(L, bind_pattern(q, E)), lam.ann), jac.along), t.arg)
+    outside = fv(jac.along) | fv(t.arg)
+    if any(n in outside for n in pattern_vars(q)):  # the let scopes over P and V too
+        q, L = _rename_all(q, L)
+    inner = Lam(lam.pat, _flag_anf(L), lam.ann)
+    inner._flags |= lam._flags & SPINE
+    return App(Lam(q, App(Jac(inner, jac.along), t.arg)), E)
+
+
+def _constant_stage(lam: Lam) -> bool:
+    """Is the first stage of λp. let q = E in L one for rule 8Jc?"""
+    E = lam.body.arg
+    if isinstance(E, (Prim, App, Proj)):
+        return not fv(E)
+    return is_atom(E) and not Env(lam.pat).occurs(E)
+
+
 def _inert_directions(p: Term, P: Term, series: Term) -> Optional[list]:
     """For a direction P = ⟨P₁, …, Pₙ⟩ matching p with some inert Pᵢ (the
     tangent of an intermediate at an open point, ``a₀ × 1 ⊕ a₀ × 1 ⊕ 1``)
@@ -1383,7 +1453,7 @@ def classify_app(t: App) -> Optional[str]:
         return "pb"
     if isinstance(f, Jac):
         if is_let(f.lam.body):
-            return "8J"
+            return "8Jc" if _constant_stage(f.lam) else "8J"
         if _elementary_body(f.lam):
             return classify_jacobian_at(t)
     return None
@@ -1401,6 +1471,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
             return "7"
         if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b) or dead_let(b):
             return "8c"
+        if _defined_constant(b.arg):
+            return "8h"
         return "8"
     return None
 
@@ -1428,4 +1500,5 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "8c", "lift", "18L", "19m", "A-name", "A-lift", "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8h", "lift", "18L", "19m", "A-name", "A-lift",
+         "A-tail"]

@@ -215,6 +215,16 @@ _ENTRIES = [
        "Neither is a coordinate of the environment, so reverse mode computes no adjoint for "
        "it; the closures of a cons-built Church list become the written-out list (§9).",
        None, "5.7"),
+    _t("8h", "pullback past an operation on constants",
+       [(r"\Omega(\lambda p.\," + _let("q", r"f(r_1, \ldots, r_k)", "L") + rf")\;\omega {_TO} "
+         + _let("q", r"f(r_1, \ldots, r_k)", r"\Omega(\lambda p.\,L)\;\omega"),
+         "f defined at the numerals r₁, …, rₖ (rule 4 applies); q renamed apart from ω")],
+       "extension",
+       "q is a constant of the map λp. let q = f(r̄) in L: computed once outside it (rule 4, "
+       "then rule 1 substitutes the numeral), it is no coordinate of the environment whose "
+       "adjoint (the derivative of every later stage along q) reverse mode would compute only "
+       "to multiply it by 0. Being defined, the operation fails nowhere it would not have.",
+       None, "5.7"),
     _t("pb", "pullback at a point",
        [(r"\Omega(\lambda p.\,E)\;\omega\;V " + _TO + " "
          + _dual(r"\lambda\hat{p}.\,(\mathrm{J}(\lambda p.\,E)\cdot\hat{p})\;V",
@@ -391,6 +401,19 @@ _ENTRIES = [
        "extension",
        "The chain rule along a let series, applied forwards: the environment's value grows "
        "by E's value and its tangent by E's tangent, each computed once.",
+       None, "7J and 8J"),
+    _t("8Jc", "Jacobian of a let series past a constant stage",
+       [(_jac(_let("q", "A", "L")) + rf" {_TO} (\mathrm{{J}}(\lambda p.\,L[A/q])\cdot P)\;V",
+         "A an atom (a variable or a numeral, or a closed abstraction) in which no variable "
+         "of p occurs"),
+        (_jac(_let("q", "E", "L")) + rf" {_TO} " + _let("q", "E", _jac("L")),
+         "E a closed operation, application or projection; q renamed apart from P and V")],
+       "extension",
+       "A stage that reads no variable of p is a constant of the map: its tangent is 0 (rule "
+       "9), and 8J would carry that 0 through every later stage as a coordinate's tangent. "
+       "An atom is substituted (β_v); a closed computation is evaluated outside the Jacobian, "
+       "once, and its value substituted by rule 1 (J(f)·P V applies f at V, so E is evaluated "
+       "either way). A value that is no atom is named again by A-name and is a stage of 8J.",
        None, "7J and 8J"),
 ]
 

@@ -17,11 +17,14 @@ the machine's path, with the machine's rule among the rules whose redex
 shape matches; a value (the end of every derivation) must have no
 decomposition.
 """
+import math
+
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import pullback_calc as pc
 from pullback_calc.reduction.machine import Machine
+from pullback_calc.syntax import prims
 from pullback_calc.syntax.subst import alpha_eq, bind_pattern, fv, linear, subst
 from pullback_calc.syntax.terms import (ANF, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                                         Term, Tuple, Var, Zero, pattern_vars)
@@ -300,7 +303,7 @@ def node_rules(t: Term, forward: bool = False) -> set:
             out.add("pb")
         elif isinstance(f, Jac):
             if is_let(f.lam.body):
-                out.add("8J")
+                out.add("8Jc" if constant_stage(f.lam) else "8J")
             elif elementary(f.lam.body) or env_extension(f.lam):
                 r = jacobian_at(t, forward)
                 if r:
@@ -332,8 +335,39 @@ def node_rules(t: Term, forward: bool = False) -> set:
             b = t.fun.body
             out.add("7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
-                    or moved_once(b) or dead_value(b) else "8")
+                    or moved_once(b) or dead_value(b) else
+                    "8h" if defined_operation(b.arg) else "8")
     return out
+
+
+def constant_stage(lam: Lam) -> bool:
+    """8Jc's stage: a closed operation, application or projection, or an atom
+    (variable, numeral, closed abstraction) that no variable of p occurs in."""
+    E = lam.body.arg
+    if isinstance(E, (Prim, App, Proj)):
+        return not _free_names(E)
+    atom = isinstance(E, (Var, Num)) or isinstance(E, Lam) and not _free_names(E)
+    return atom and not _free_names(E) & set(pattern_vars(lam.pat))
+
+
+def _free_names(t: Term) -> set:
+    """The free variables of t (naively, by recursion)."""
+    if isinstance(t, Var):
+        return {t.name}
+    out = set().union(*(_free_names(c) for c in t.children()))
+    if isinstance(t, Lam):
+        out -= set(pattern_vars(t.pat))
+    return out
+
+
+def defined_operation(E: Term) -> bool:
+    """8h's stage: an operation on numerals whose value is a finite real."""
+    if not (isinstance(E, Prim) and all(isinstance(a, Num) for a in E.args)):
+        return False
+    try:
+        return math.isfinite(prims.EVAL[E.op](*(a.value for a in E.args)))
+    except (ArithmeticError, ValueError):
+        return False
 
 
 def _free_count(x: str, t: Term) -> int:
@@ -420,6 +454,7 @@ def moved_once(let_) -> bool:
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
 OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3",
+            frozenset({"3", "8h"}): "3",
             frozenset({"3", "7J"}): "3", frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 

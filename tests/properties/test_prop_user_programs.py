@@ -100,17 +100,17 @@ def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     gradient of 19,731).  And jvp took the tangent of every helper closure
     where it was bound, used or not (the second example: 14,181 steps against
     a gradient of 292; now 474, D-curry lazy in jvp, papers/calculus.md §3.3).
-    The bound is 5×: the thorough profile drew a second derivative of a sum
-    over a cons list (the third example) whose jvp takes 2,672 steps against a
-    gradient of 650 (4.1×) -- a forward premise names each closure of the
-    list by 8J, where reverse mode inlines them by 8c (§9)."""
+    The thorough profile drew a second derivative of a sum over a cons list
+    (the third example) whose jvp took 2,672 steps against a gradient of 650
+    (4.1×): a forward premise named each closure of the list by 8J, where
+    reverse mode inlines them by 8c; 8Jc inlines them too (1,107, §9)."""
     note_features(p)
     t, pt = p.term, list(p.point)
     g = pc.grad(t, pt, max_steps=10 * STEPS, record=False)
     jv = pc.jvp(t, pt, [1.0], max_steps=10 * STEPS, record=False)
     assert close(jv.tangent, g[0])
     assert close(jv.tangent, oracle_gradient(t, pt)[0])
-    assert jv.steps <= max(2_000, 5 * g.steps), (jv.steps, g.steps)
+    assert jv.steps <= max(2_000, 4 * g.steps), (jv.steps, g.steps)
 
 
 _CLOSURE = ("λ⟨x1, x2⟩. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in let mk13 = λa1. let s2 = "
@@ -144,6 +144,8 @@ def test_a_closure_over_a_derivative_costs_what_its_evaluation_does(p):
     _gradient_costs_what_its_evaluation_does(p)
 
 
+@example(UserProgram(_helpers_program("constant_stage_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"grad1", "g-of-chain"})))
 @given(programs(2, depth=1, want=("g-of-chain",)))
 def test_a_function_input_applied_to_a_chain_costs_what_its_evaluation_does(p):
     """Ω(λg. g a) at a function, a computed by a chain over the inputs whose
@@ -154,7 +156,10 @@ def test_a_function_input_applied_to_a_chain_costs_what_its_evaluation_does(p):
     its variable: 2ᵏ steps for k stages (the thorough profile: a program whose
     evaluation takes 4,343 steps ran out of 1,000,000).  Now a gradient costs
     at most 20× its evaluation, with a floor of 20,000 steps, and agrees with
-    the oracle."""
+    the oracle.  The example (the thorough profile): closures the value ignores,
+    over operations on numerals that 8c left in their bodies -- 18 steps to
+    evaluate, 23,461 for the gradient until 8h and 8Jc computed such stages
+    outside the map (rules 8 and 8J made each a coordinate)."""
     _gradient_costs_what_its_evaluation_does(p)
 
 
@@ -203,12 +208,16 @@ def test_hessians_are_symmetric_and_match_the_oracle(p):
 @given(programs(1, depth=2))
 def test_third_derivatives_match_the_oracle(p):
     """grad1 nested three times (pullbacks inside pullbacks inside pullbacks) reduces to
-    the oracle's third derivative of the same program."""
+    the oracle's third derivative of the same program.  The budget grows with the
+    program's evaluation, as the Hessians' does: a full-suite run drew one with
+    derivatives inside function inputs whose orders 0–3 take 6,492 / 97,228 /
+    228,730 / 561,493 steps (×15, then ×2.4 and ×2.5 per order)."""
     note_features(p)
     f = p.term
     d3 = pc.grad1(pc.grad1(pc.grad1(f)))
     x = p.point[0]
-    got = pc.call(d3, [x], max_steps=STEPS, record=False).value
+    v = pc.call(f, [x], max_steps=10 * STEPS, record=False)
+    got = pc.call(d3, [x], max_steps=max(STEPS, 100 * v.steps), record=False).value
     want = oracle.apply(oracle.evaluate(d3), x)
     assert close(got, float(want), 1e-6, 1e-6)
 

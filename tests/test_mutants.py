@@ -23,6 +23,9 @@ WITNESS = {
     "18-premise-reads-point": ("(J(λx. λy. x × y)·1) 2", "λy. y × 1"),
     "18L-zero": ("(J(λv. λk. let c = 2 in let g = λx. v × x in g c)·1) 5", "λk. 2"),
     "19m-drop-argument": ("(J(λ⟨f, x⟩. f x)·⟨λy. (J(λa. a × y)·1) 3, 1⟩) ⟨λy. 3 × y, 2⟩", "5"),
+    "8h-first-operand": ("Ω(λx. let c = 2 × 3 in let y = x × c in y) (λz. λw. w) 1",
+                         "λdx. 6 × dx"),
+    "8Jc-first-operand": ("(J(λx. let c = 2 × 3 in let y = x × c in y)·1) 2", "6"),
 }
 
 

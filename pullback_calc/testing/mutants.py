@@ -193,6 +193,18 @@ def _merged_drops_argument(original):
     return broken
 
 
+def _constant_first_operand(original):
+    """8h / 8Jc binding q to the first operand of the operation they move out
+    (sin(1) ↦ 1) instead of the operation: a constant of the map miscomputed."""
+    def broken(t, m):
+        out = original(t, m)
+        if isinstance(out, App) and isinstance(out.fun, Lam) and isinstance(out.arg, Prim) \
+                and out.arg.args:
+            return App(out.fun, out.arg.args[0])
+        return out
+    return broken
+
+
 MUTANTS = {m.name: m for m in [
     Mutant("16c-drop-summand", "16c",
            "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
@@ -228,6 +240,12 @@ MUTANTS = {m.name: m for m in [
            "19m (D-eval on a lazy tangent) differentiates the body along ⟨P', 𝟎⟩ instead of "
            "⟨P', T₀⟩: the chain rule through the argument is lost", _merged_drops_argument,
            ("19m",)),
+    Mutant("8h-first-operand", "8h",
+           "rule 8h binds the operation on numerals it moves out of the pullback to its "
+           "first operand (sin(1) ↦ 1)", _constant_first_operand),
+    Mutant("8Jc-first-operand", "8Jc",
+           "rule 8Jc binds the closed operation it moves out of the Jacobian to its first "
+           "operand (sin(1) ↦ 1)", _constant_first_operand),
 ]}
 
 

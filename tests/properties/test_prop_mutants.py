@@ -48,6 +48,11 @@ KILLERS = {
     # (survived the general generators; test_prop_product_rule builds its case)
     "13-drop-summand": (prod.PRODUCT_RULE,
                         prod.test_jacobians_linear_in_the_input_through_map_and_direction),
+    "8h-first-operand": (der.HIGHER_ORDER_ROWS,
+                         der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
+    # (8Jc fires in forward premises: the folds with a varying folding function have them)
+    "8Jc-first-operand": (folds.FOLDS,
+                          folds.test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences),
 }
 #: mutants the generated suite does not catch yet (reported, not hidden)
 SURVIVORS: dict = {}

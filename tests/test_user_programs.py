@@ -339,3 +339,19 @@ def test_forward_mode_inlines_a_cons_list_as_reverse_mode_does():
 def _fires(rule: str, trace) -> bool:
     """Does a step of that rule occur in the trace, premises included?"""
     return any(s.rule == rule or any(_fires(rule, d.steps) for d in s.premises) for s in trace)
+
+
+# found by the thorough profile (2026-11-28) the day 8h and 8Jc came: a let that rebinds
+# the map's own variable (λx. … let x = 1 + 1 …, left by 8c inlining a list's folding
+# function λx. λacc. x + acc) was moved out of λx with its name, and λx captured the
+# occurrences it bound: gradient 0.6 for 0, and [1.0] for [0.0] on the generated program.
+@pytest.mark.parametrize("src, want", [
+    ("λx. let x = 1 + 1 in x × x", 0.0),
+    ("λx. let y = x in let x = 1 + 1 in x × y", 2.0),
+    ("λx. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λf. λd. f ((1 + 1)) (d))", 0.0),
+])
+def test_a_constant_moved_out_of_a_map_is_not_captured_by_its_binder(src, want):
+    g = pc.grad(src, [0.3])
+    jv = pc.jvp(src, [0.3], [1.0])
+    assert list(g) == [want] and jv.tangent == want, (list(g), jv.tangent)
+    assert _fires("8h", g.trace) and _fires("8Jc", jv.trace)

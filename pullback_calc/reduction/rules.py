@@ -586,7 +586,10 @@ def pullback_let_hoist(t: Pullback, m: Premises) -> Term:
     lam = t.fun
     let_ = lam.body
     q, L, E = let_.fun.pat, let_.fun.body, let_.arg
-    if any(n in fv(t.form) for n in pattern_vars(q)):  # the let scopes over ω too
+    # the let scopes over ω too, and λp must not capture q in L (a let may rebind
+    # a variable of p: λx. let x = 1 + 1 in …)
+    avoid = fv(t.form) | frozenset(pattern_vars(lam.pat))
+    if any(n in avoid for n in pattern_vars(q)):
         q, L = _rename_all(q, L)
     inner = Lam(lam.pat, _flag_anf(L), lam.ann)
     inner._flags |= lam._flags & SPINE
@@ -1348,8 +1351,9 @@ def jac_let_constant(t: App, m: Premises) -> Term:
         # (not flagged A-normal: an abstraction substituted at the head of an
         # application is a β-redex that A-lift makes part of the series)
         return App(Jac(Lam(lam.pat, subst(L, bind_pattern(q, E)), lam.ann), jac.along), t.arg)
-    outside = fv(jac.along) | fv(t.arg)
-    if any(n in outside for n in pattern_vars(q)):  # the let scopes over P and V too
+    # the let scopes over P and V too, and λp must not capture q in L
+    avoid = fv(jac.along) | fv(t.arg) | frozenset(pattern_vars(lam.pat))
+    if any(n in avoid for n in pattern_vars(q)):
         q, L = _rename_all(q, L)
     inner = Lam(lam.pat, _flag_anf(L), lam.ann)
     inner._flags |= lam._flags & SPINE

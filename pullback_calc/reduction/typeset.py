@@ -218,7 +218,7 @@ _ENTRIES = [
     _t("8h", "pullback past an operation on constants",
        [(r"\Omega(\lambda p.\," + _let("q", r"f(r_1, \ldots, r_k)", "L") + rf")\;\omega {_TO} "
          + _let("q", r"f(r_1, \ldots, r_k)", r"\Omega(\lambda p.\,L)\;\omega"),
-         "f defined at the numerals r₁, …, rₖ (rule 4 applies); q renamed apart from ω")],
+         "f defined at the numerals r₁, …, rₖ (rule 4 applies); q renamed apart from p and ω")],
        "extension",
        "q is a constant of the map λp. let q = f(r̄) in L: computed once outside it (rule 4, "
        "then rule 1 substitutes the numeral), it is no coordinate of the environment whose "
@@ -407,7 +407,7 @@ _ENTRIES = [
          "A an atom (a variable or a numeral, or a closed abstraction) in which no variable "
          "of p occurs"),
         (_jac(_let("q", "E", "L")) + rf" {_TO} " + _let("q", "E", _jac("L")),
-         "E a closed operation, application or projection; q renamed apart from P and V")],
+         "E a closed operation, application or projection; q renamed apart from p, P and V")],
        "extension",
        "A stage that reads no variable of p is a constant of the map: its tangent is 0 (rule "
        "9), and 8J would carry that 0 through every later stage as a coordinate's tangent. "

@@ -63,6 +63,9 @@ FIRST_ORDER = st.tuples(st.integers(1, 3), st.integers(1, 2)).flatmap(
 # binary symbols with two different partials, at a point where they differ (the
 # derandomized draws rarely multiply two active operands)
 @example((pc.parse("λ⟨x, y⟩. ⟨x × y, x / y − y ^ x⟩"), pc.parse("⟨2, 3⟩")))
+# (the thorough profile: rule 8h moved `let u = neg(1)` out of λu with its name, and λu
+# captured its occurrences -- "atoms that are not input coordinates: du")
+@example((pc.parse("λu. let u = neg(1) in ⟨u, u⟩"), pc.parse("⟨0.1, 0.1, 0.1⟩")))
 def test_first_order_rows_agree_across_engines_and_with_sympy(fp):
     """Every engine's Jacobian of a first-order program ℝⁿ → ℝᵐ equals sympy's;
     every engine can express every first-order program."""

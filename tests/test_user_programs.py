@@ -305,11 +305,6 @@ def test_the_derivative_of_a_power_0_is_0_at_0(src, point, want):
     assert list(pc.jacobian(src, point, method="forward")[0]) == want
 
 
-def _data(name: str) -> str:
-    from pathlib import Path
-    return (Path(__file__).parent / "data" / name).read_text(encoding="utf-8").strip()
-
-
 # found by the thorough profile (2026-11-28): a helper `λa. let s = sin(a) in λt. 1`
 # applied to a pullback along function directions that the value ignores (18 steps to
 # evaluate).  Inside the closures the program passes, 8c left operations on numerals
@@ -318,7 +313,7 @@ def _data(name: str) -> str:
 # compute such a stage outside the map: 4,768.
 def test_an_operation_on_constants_is_no_coordinate():
     from pullback_calc.semantics import oracle
-    src = _data("constant_stage_program.txt")
+    src = open_program("constant_stage_program.txt")
     g = pc.grad(src, [0.3, 0.3], max_steps=20_000)
     assert list(g) == list(oracle.jacobian_by_oracle(pc.parse(src), [0.3, 0.3])[0]) == [0, 0]
     assert g.rule_counts["8h"] and g.rule_counts["8Jc"], g.rule_counts
@@ -329,7 +324,7 @@ def test_an_operation_on_constants_is_no_coordinate():
 # `cons` list as a stage, where reverse mode's 8c inlines it -- jvp 2,672 steps against a
 # gradient of 650.  8Jc substitutes a stage that is an atom reading no variable of p.
 def test_forward_mode_inlines_a_cons_list_as_reverse_mode_does():
-    src = _data("cons_jvp_program.txt")
+    src = open_program("cons_jvp_program.txt")
     g = pc.grad(src, [0.3])
     jv = pc.jvp(src, [0.3], [1.0])
     assert jv.tangent == g[0] == 1.0
@@ -338,7 +333,8 @@ def test_forward_mode_inlines_a_cons_list_as_reverse_mode_does():
 
 def _fires(rule: str, trace) -> bool:
     """Does a step of that rule occur in the trace, premises included?"""
-    return any(s.rule == rule or any(_fires(rule, d.steps) for d in s.premises) for s in trace)
+    from pullback_calc.rendering.text import walk
+    return any(getattr(s, "rule", None) == rule for _, s in walk(trace))
 
 
 # found by the thorough profile (2026-11-28) the day 8h and 8Jc came: a let that rebinds

@@ -299,3 +299,28 @@ def test_a_10000_deep_let_chain():
     for i in range(10000, 0, -1):
         body = let(Var(f"x{i}"), Prim("add", (Var(f"x{i - 1}"), Num(1.0))), body)
     assert evaluate(Lam(Var("x0"), body))(0.5) == 10000.5
+
+
+def _program(name):
+    return (Path(__file__).parent / "data" / name).read_text(encoding="utf-8").strip()
+
+
+def test_perturbed_rounding_tells_an_ill_conditioned_value_from_a_determined_one():
+    """The thorough profile drew a program (tests/data/ill_conditioned_program.txt)
+    whose value at −0.7 the engine gave as 0.63 and the oracle as −3.97: a second
+    derivative near −257, scaled and fed to a derivative of a chain of sin(a × a),
+    then to sin.  Neither is wrong: rounding each real operation differently by
+    half an ulp moves the oracle itself over [−3, 1].  A well-conditioned program
+    moves by a few ulps only, and outside the block the oracle rounds as before."""
+    bad = oracle.evaluate(_program("ill_conditioned_program.txt"))
+    exact = apply(bad, -0.7)
+    moved = []
+    for seed in range(3):
+        with oracle.perturbed_rounding(1e-16, seed):
+            moved.append(apply(bad, -0.7))
+    assert max(abs(m - exact) for m in moved) > 0.5, moved
+    assert apply(bad, -0.7) == exact
+    good = oracle.evaluate("λx. sin(x × x) + exp(x) / (1 + x × x)")
+    with oracle.perturbed_rounding(1e-15, 0):
+        near = apply(good, -0.7)
+    assert near != apply(good, -0.7) and math.isclose(near, apply(good, -0.7), rel_tol=1e-13)

@@ -13,8 +13,10 @@ out below, independently of ``prims.PARTIALS``.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+import random
 from typing import Any, Callable, Optional
 
 from ..deep import deep
@@ -24,7 +26,7 @@ from ..syntax.types import Prod
 __all__ = ["ZERO", "DualNumber", "OracleError", "evaluate", "apply", "derivative",
            "central_difference", "row_by_oracle", "covector_apply", "tangent_value",
            "perturb", "fresh_tag", "prim", "jacobian_by_oracle", "shape_point", "leaves",
-           "FLOATS", "DERIVATIVES", "Env", "bind"]
+           "FLOATS", "DERIVATIVES", "Env", "bind", "perturbed_rounding"]
 
 
 class OracleError(Exception):
@@ -164,6 +166,27 @@ DERIVATIVES: dict[str, tuple[Callable[..., Any], ...]] = {
 COUNTS = None
 _role = "primal"
 
+#: None, or a function applied to the float result of every real operation: the
+#: tests perturb the rounding with it (``perturbed_rounding``) to see whether a
+#: program's value at a point is determined at all in floating point
+ROUNDING: Optional[Callable[[float], float]] = None
+
+
+@contextlib.contextmanager
+def perturbed_rounding(eps: float, seed: int = 0):
+    """Within the block, every real operation's result is multiplied by (1 ± eps),
+    the sign drawn from ``seed``: as if the oracle rounded differently.  A value
+    that moves far more than eps under it is ill-conditioned at that point (the
+    engine, which computes the same reals in another order, may then differ from
+    the oracle by as much, and neither is wrong)."""
+    global ROUNDING
+    signs = random.Random(seed)
+    outer, ROUNDING = ROUNDING, lambda v: v * (1.0 + eps * signs.choice((-1.0, 1.0)))
+    try:
+        yield
+    finally:
+        ROUNDING = outer
+
 
 def _float_rule(op: str) -> Callable[..., float]:
     # a symbol registered in prims after this table was written: its EVAL entry
@@ -209,6 +232,8 @@ def prim(op: str, *args):
         floats = tuple(float(a) for a in args)
         try:
             v = _float_rule(op)(*floats)
+            if ROUNDING is not None:
+                v = ROUNDING(v)
             if not math.isfinite(v):  # (as rule 4: only finite reals)
                 raise OverflowError("the result is too large for a float")
             return v

@@ -24,6 +24,40 @@ def assert_close_lists(xs, ys, what: str, rel: float = 1e-9, abs_: float = 1e-9)
         f"{what}: {xs} != {ys}"
 
 
+def _as_list(v) -> list:
+    return [float(x) for x in v] if isinstance(v, (list, tuple)) else [float(v)]
+
+
+def oracle_verdict(got, want_of, rel: float = 1e-7, abs_: float = 1e-7) -> str:
+    """"agrees" if ``got`` (a real or a list of them) is the oracle's ``want_of()``;
+    else "ill-conditioned" if floating point does not determine it -- the oracle,
+    run again with its rounding perturbed by one part in 10¹⁵ (three draws), moves
+    beyond the tolerance itself -- else what differs.  (A second derivative near
+    −257 of a chain of sin(a × a), fed to sin: half an ulp moves the value from
+    −3.97 to 0.62, and the engine, computing the same reals in another order, gave
+    0.63.)"""
+    want = _as_list(want_of())
+    have = _as_list(got)
+    if len(have) == len(want) and all(close(a, b, rel, abs_) for a, b in zip(have, want)):
+        return "agrees"
+    for seed in range(3):
+        with oracle.perturbed_rounding(1e-15, seed):
+            moved = _as_list(want_of())
+        if not all(close(a, b, rel, abs_) for a, b in zip(moved, want)):
+            return "ill-conditioned"
+    return f"{have} != the oracle's {want}"
+
+
+def assert_oracle_agrees(got, want_of, what: str = "value", rel: float = 1e-7,
+                         abs_: float = 1e-7) -> None:
+    """The oracle's value, or the example rejected where rounding decides it."""
+    verdict = oracle_verdict(got, want_of, rel, abs_)
+    if verdict == "ill-conditioned":
+        event("ill-conditioned: rounding moves the oracle's value")
+        reject()
+    assert verdict == "agrees", f"{what}: {verdict}"
+
+
 def numeral(v):
     """The real a value of type ℝ stands for (𝟎 is 0), or None if it is not a numeral."""
     if isinstance(v, Zero):

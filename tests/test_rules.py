@@ -386,3 +386,20 @@ def test_let_series_are_linear_when_their_parts_are():
     ty = pc.typecheck(t)
     for s in reduce_open(t).trace:
         assert types_equal(check(plug_all(s.ctx, s.contractum), ty), ty), s.rule
+
+
+@pytest.mark.parametrize("term, value", [
+    # the dual map of any S into 𝟎 is 𝟎: S is not reduced
+    ("(λv. ⟨v, (J(λx. sin(x))·v) 1⟩)⋆ 𝟎", "𝟎"),
+    # T reads a only: the item under b is substituted nowhere, so it is not reduced
+    ("(λv. ⟨v, (J(λx. sin(x))·v) 1⟩)⋆ (λ⟨a, b⟩. 2 × a)", "λv. 2 × v"),
+    ("(λv. ⟨(J(λx. sin(x))·v) 1, v⟩)⋆ (λ⟨a, b⟩. 2 × b)", "λv. 2 × v"),
+])
+def test_rule_5_does_not_reduce_what_the_functional_does_not_read(term, value):
+    r = reduce_open(term)
+    assert [s.rule for s in r.trace] == ["5"] and alpha_eq(r.value, pc.parse(value))
+
+
+def test_rule_5_reduces_the_items_the_functional_reads():
+    r = reduce_open("(λv. ⟨v, (J(λx. sin(x))·v) 1⟩)⋆ (λ⟨a, b⟩. 2 × b)")
+    assert [s.rule for s in r.trace] == ["15", "4", "5"]

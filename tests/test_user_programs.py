@@ -310,14 +310,18 @@ def test_the_derivative_of_a_power_0_is_0_at_0(src, point, want):
 # evaluate).  Inside the closures the program passes, 8c left operations on numerals
 # (`let s16 = sin(1)`), and rules 8 and 8J made each a coordinate: the gradient took
 # each closure's tangent along it, 23,461 steps, to multiply it by 0.  8h and 8Jc
-# compute such a stage outside the map: 4,768.
+# compute such a stage outside the map: 4,768.  And a tangent no later stage reads is
+# not computed at all (the dual map's unread components): 59.  8Jc still fires in the
+# program's jvp, whose forward premises take the closures' tangents.
 def test_an_operation_on_constants_is_no_coordinate():
     from pullback_calc.semantics import oracle
     src = open_program("constant_stage_program.txt")
     g = pc.grad(src, [0.3, 0.3], max_steps=20_000)
     assert list(g) == list(oracle.jacobian_by_oracle(pc.parse(src), [0.3, 0.3])[0]) == [0, 0]
-    assert g.rule_counts["8h"] and g.rule_counts["8Jc"], g.rule_counts
+    assert g.rule_counts["8h"] and g.steps <= 100, (g.steps, g.rule_counts)
     assert pc.call(src, [0.3, 0.3], record=False).steps == 18
+    jv = pc.jvp(src, [0.3, 0.3], [1.0, 1.0])
+    assert jv.tangent == 0 and _fires("8Jc", jv.trace)
 
 
 # the thorough profile (2026-11-28): a forward premise (8J) named each closure of a
@@ -351,3 +355,36 @@ def test_a_constant_moved_out_of_a_map_is_not_captured_by_its_binder(src, want):
     jv = pc.jvp(src, [0.3], [1.0])
     assert list(g) == [want] and jv.tangent == want, (list(g), jv.tangent)
     assert _fires("8h", g.trace) and _fires("8Jc", jv.trace)
+
+
+def test_a_zero_cotangent_computes_no_earlier_tangent():
+    """(λq.S)⋆𝟎 is 𝟎 whatever S is, so the reverse phase does not reduce S.  A constant
+    function applied to a pullback whose 1-form closes over x: the cotangent of every
+    stage is 𝟎, and the tangent of the closure (rule 18's forward premise, 8J, 15, 19a,
+    20b) was computed only for the dual map to discard it -- 80 steps, now 32.  The
+    thorough profile's program (tests/data/zero_cotangent_program.txt) evaluates in 16
+    steps; its gradient took 23,374, 23,194 of them in two forward premises of rule 18."""
+    from pullback_calc.rendering.text import walk
+    from pullback_calc.testing.oracle import jacobian_by_oracle
+    p = "λx. let h = λa. sin(sin(sin(sin(a × x)))) in (λt. 1) (Ω(λy. 1) (λm. λw. h 1 × w) 1 1)"
+    g = pc.grad(p, [0.3])
+    rules = {getattr(s, "rule", None) for _, s in walk(g.trace)}
+    assert list(g) == [0.0] and "18" not in rules and g.steps <= 40, (g.steps, rules)
+    big = open_program("zero_cotangent_program.txt")
+    v = pc.call(big, [0.3, 0.3], record=False)
+    g = pc.grad(big, [0.3, 0.3], max_steps=20 * v.steps, record=False)
+    assert list(g) == jacobian_by_oracle(big, [0.3, 0.3])[0] == [0.0, 0.0]
+
+
+# found by the new `discarded` shape of the program generator (thorough profile): a
+# constant function applied to a pullback whose 1-form calls a helper over x1, beside a
+# term that does depend on x1.  The cotangent is no longer 𝟎, but it does not read the
+# closure's tangent, which rule 18's forward premise computed (2,150 steps; the program
+# evaluates in 16).  The map's body is reduced only in the components the functional
+# reads: 65.
+def test_a_tangent_no_later_stage_reads_is_not_computed():
+    from pullback_calc.semantics import oracle
+    src = open_program("unread_tangent_program.txt")
+    g = pc.grad(src, [0.3, 0.3])
+    assert list(g) == oracle.jacobian_by_oracle(pc.parse(src), [0.3, 0.3])[0]
+    assert g.steps <= 100 and not _fires("18", g.trace), g.steps

@@ -472,6 +472,18 @@ _SELF_ATOM, _SELF_CONST = _Single(False), _Single(True)
 _HAS_LC = frozenset(c for c in TERM_CLASSES if "_lcobj" in c.__slots__)
 
 
+def reads(t: Term, names) -> bool:
+    """Does the linear term t (a functional's body) mention one of ``names``?
+    From its combination when it keeps one (a covector of the reverse phase:
+    a look-up per name, however many coordinates it has), else by its free
+    variables."""
+    lc = _cached_lc(t)
+    if lc is None:
+        return not fv(t).isdisjoint(names)
+    d, cx = lc.pm.dict(), lc.cx
+    return any(x in cx or Var(x) in d for x in names)
+
+
 def _cached_lc(t: Term) -> Optional[LC]:
     lc = t._lcobj
     if lc is None or isinstance(lc, LC):

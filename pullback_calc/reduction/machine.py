@@ -16,7 +16,9 @@ the λ under Ω and J:
         | Ω(C) P | Ω(λq.A) P | Ω(λq.L) C | let q = I in C
     A ::= [] | let q = A in S | let q = E in A
 
-(let q = I in C: the body of a let whose bound value I is inert is reduced
+((λq.C)⋆V: not for V = 𝟎, and C's hole only in a component of the body that
+the functional V reads -- rule 5 drops the others, papers/calculus.md §3.1.
+let q = I in C: the body of a let whose bound value I is inert is reduced
 first; rule 1 then substitutes I only if that copies no work, and otherwise
 the let is kept -- open call-by-value.  A kept let in any other evaluation
 position is lifted out of it, rule lift.)
@@ -32,9 +34,10 @@ from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import ReductionError, StepBudgetExceeded
 from ..syntax.printer import pretty
 from ..syntax.terms import (ANF, NF, SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
-                            Term, Tuple, Var, Zero, fresh_scope, is_let)
+                            Term, Tuple, Var, Zero, fresh_scope, is_let, pattern_vars)
 from . import delayed as D
 from . import gcpause
+from . import linear
 from . import rules as R
 
 DEFAULT_MAX_STEPS = 1_000_000
@@ -44,6 +47,7 @@ DEFAULT_MAX_STEPS = 1_000_000
 A_KINDS = frozenset({"a-root", "let-bound", "let-body"})
 _SCANNED = frozenset({"prim", "tuple", "sum"})  # frames of nodes that remember _scan
 LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an evaluated position)
+UP = object()  # _child: the node's other children are not evaluated: on to its parent
 
 
 class Ctx:
@@ -465,6 +469,8 @@ class Machine:
                     if nxt is LIFT:
                         label = "lift"
                         break
+                    if nxt is UP:  # (not a value: no flag; the parent decides)
+                        break
                     ctx, t = nxt
             ascend = False
             if label is None:  # ascend: t is a value (or an A-normal piece) in the hole of ctx
@@ -672,6 +678,8 @@ def _child_items(ctx, t):
     if i is None:
         return None
     a = items[i]
+    if tup and ctx is not None and ctx.kind == "dual-body" and _unread_from(ctx.node, t, i):
+        return UP
     return LIFT if a._flags & NF else (Ctx("tuple" if tup else "sum", t, i, ctx, a), a)
 
 
@@ -695,12 +703,38 @@ def _child_dual(ctx, t):
     f = t.functional
     if not f._flags & NF:
         return Ctx("dual-fun", t, 1, ctx, f), f
-    if type(f) is App and type(f.fun) is Lam:
+    tf = type(f)
+    if tf is App and type(f.fun) is Lam:
         return LIFT
+    if tf is Zero:  # (λv.S)⋆𝟎 is 𝟎 whatever S is: rule 5 without reducing S
+        return None
     body = t.lam.body
     if not body._flags & NF:
+        if type(body) is Tuple and tf is Lam:
+            i = _scan(body, body.items, True)
+            if i is not None and _unread_from(t, body, i):
+                return None  # rule 5 substitutes the unevaluated items nowhere
         return Ctx("dual-body", t, 0, ctx, body), body
     return None
+
+
+def _unread_from(d: Dual, body: Tuple, i: int) -> bool:
+    """In (λq.⟨S₁, …, Sₙ⟩)⋆(λ⟨w₁, …, wₙ⟩.T), with S₁ … Sᵢ₋₁ values: is every Sⱼ (j ≥ i)
+    that is not yet a value in a component wⱼ that T does not read?  Then the map's
+    body is done: rule 5 composes T[S/w], which drops those Sⱼ, so they are not
+    reduced (dead code; in the reverse phase, the tangent of a stage that no later
+    stage reads, computed by a forward premise only to be discarded)."""
+    f = d.functional
+    pat = f.pat if type(f) is Lam else None
+    items = body.items
+    if type(pat) is not Tuple or len(pat.items) != len(items) or items[i]._flags & NF:
+        return False  # (a kept let at i is rule lift's)
+    names: list = []
+    for j in range(i, len(items)):
+        u = items[j]
+        if not u._flags & NF and type(u) not in _LEAVES:
+            names.extend(pattern_vars(pat.items[j]))
+    return not linear.reads(f.body, names)
 
 
 def _child_pullback(ctx, t):

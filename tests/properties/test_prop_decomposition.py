@@ -10,6 +10,7 @@ documented evaluation contexts (reduction/machine.py, papers/calculus.md §3):
         | Ω(C) P | Ω(λq.A) P | Ω(λq.L) C
     A ::= [] | let q = A in S | let q = E in A
 
+((λq.C)⋆V: V not 𝟎, and the hole in a component V reads: ``unread_rest``)
 and the documented redex tables (§3.2 for each node, §5.9 for the Jacobian
 of an elementary term at a point, §4.2 for the A-rules).  At every step of
 every trace (premises included) it must find exactly the machine's redex, at
@@ -498,6 +499,23 @@ def declines(t: App) -> bool:
 
 # ---- the decomposer ----------------------------------------------------------------------
 
+def unread_rest(t: Dual, forward: bool) -> bool:
+    """(λq.⟨S₁, …, Sₙ⟩)⋆(λ⟨w₁, …, wₙ⟩.T): from the first item that is not a value
+    (unless it is a kept let: rule lift's) on, every item that is not a value lies
+    in a component whose variables T does not read (rule 5 drops them)."""
+    f, b = t.functional, t.lam.body
+    if not (isinstance(f, Lam) and isinstance(f.pat, Tuple) and isinstance(b, Tuple)
+            and len(f.pat.items) == len(b.items)):
+        return False
+    todo = [decompose(s, (), forward) is not None for s in b.items]
+    first = next((j for j, s in enumerate(b.items) if todo[j] or kept_let(s)), None)
+    if first is None or kept_let(b.items[first]):
+        return False
+    read = fv(f.body)
+    return all(not (set(pattern_vars(f.pat.items[j])) & read)
+               for j in range(first, len(b.items)) if todo[j])
+
+
 
 def decompose(t: Term, path=(), forward: bool = False):
     """(path, redex, rules) of the unique decomposition t = C[R], or None for a
@@ -519,7 +537,12 @@ def decompose(t: Term, path=(), forward: bool = False):
             return a_decompose(t.lam.body, path + (("a-root", 0),), "root", None)
         kids = [(("jac-along", 1), t.along)]
     elif isinstance(t, Dual):
-        kids = [(("dual-fun", 1), t.functional), (("dual-body", 0), t.lam.body)]
+        # (λq.C)⋆V only for V not 𝟎 (then (λq.S)⋆𝟎 is rule 5's redex whatever S is),
+        # and not when what is left of S is unread by the functional
+        kids = [(("dual-fun", 1), t.functional)]
+        if decompose(t.functional, path, forward) is None and not (
+                isinstance(t.functional, Zero) or unread_rest(t, forward)):
+            kids.append((("dual-body", 0), t.lam.body))
     elif isinstance(t, Pullback):
         r = decompose(t.fun, path + (("pb-fun", 0),), forward)
         if r:

@@ -75,11 +75,13 @@ _ENGINE_NAMES = ("mul_1", "dx", "u_4", "omega_2", "app_3", "dy", "z_5")
 
 @dataclass(frozen=True)
 class UserProgram:
-    """A closed program ``λ⟨x1, …, xn⟩. body`` of type ℝⁿ → ℝ, as text."""
+    """A closed program ``λ⟨x1, …, xn⟩. body`` of type ℝⁿ → ℝ (or ℝⁿ → ℝᵐ, its
+    body a tuple of m reals), as text."""
     text: str
     n: int
     point: tuple
     features: frozenset
+    m: int = 1
 
     @property
     def term(self):
@@ -460,11 +462,14 @@ class _Builder:
         return f"grad1 {f} ({self.leaf(scope)})"
 
     # ---- the program -----------------------------------------------------------------------
-    def program(self) -> str:
+    def program(self, m: int = 1) -> str:
         body = self.real(list(self.inputs), self.depth)
         for name in self.want:  # asked-for shapes the draw left out
             if name not in self.features:
                 body = f"({body}) + ({self.shape(name)})"
+        if m > 1:  # more outputs, drawn over the same helpers
+            body = "⟨" + ", ".join([body] + [self.real(list(self.inputs), self.depth)
+                                             for _ in range(m - 1)]) + "⟩"
         lib = [f"let {k} = {LIST_LIBRARY[k]} in" for k in LIST_LIBRARY if k in self.library]
         pat = self.inputs[0] if len(self.inputs) == 1 else f"⟨{', '.join(self.inputs)}⟩"
         return f"λ{pat}. " + " ".join(lib + self.lets + [body])
@@ -502,10 +507,11 @@ class _Builder:
         return self.call(scope, 1, ())
 
 
-def programs(n: int = 2, depth: int = 3, want=()) -> st.SearchStrategy[UserProgram]:
+def programs(n: int = 2, depth: int = 3, want=(), m: int = 1) -> st.SearchStrategy[UserProgram]:
     """Closed programs λ⟨x1, …, xn⟩. … : ℝⁿ → ℝ written as users write them (see
     the module's docstring), with a point in [-1.5, 1.5]ⁿ.  ``want``: shapes
-    (names of ``FEATURES``) every program must use."""
+    (names of ``FEATURES``) every program must use.  ``m`` > 1: programs
+    ℝⁿ → ℝᵐ, whose body is a tuple of m reals over the same helpers."""
     want = frozenset(want)
     unknown = want - set(FEATURES)
     if unknown:
@@ -514,10 +520,10 @@ def programs(n: int = 2, depth: int = 3, want=()) -> st.SearchStrategy[UserProgr
     @st.composite
     def go(draw):
         b = _Builder(draw, n, depth, want)
-        text = b.program()
+        text = b.program(m)
         point = tuple(draw(st.lists(st.sampled_from((0.3, -0.7, 1.2, 0.5, -1.1, 0.9, 1.5)),
                                     min_size=n, max_size=n)))
-        return UserProgram(text, n, point, frozenset(b.features))
+        return UserProgram(text, n, point, frozenset(b.features), m)
     return go()
 
 

@@ -66,6 +66,22 @@ def test_value_and_gradient_reach_the_oracle(p):
     assert_oracle_agrees(list(g), lambda: oracle_gradient(t, pt), "gradient")
 
 
+@given(st.integers(2, 3).flatmap(lambda m: programs(2, depth=2, m=m)))
+def test_jacobians_of_programs_with_several_outputs_match_the_oracle(p):
+    """ℝ² → ℝᵐ, the outputs over the same helpers: each row of the Jacobian (one
+    reverse reduction per output) is the oracle's, and costs at most 20× the
+    program's evaluation, with a floor of 2,000 steps (a row's reverse phase skips
+    the tangents of what only the other outputs read)."""
+    note_features(p)
+    t, pt = p.term, list(p.point)
+    v = pc.call(t, pt, max_steps=10 * STEPS, record=False)
+    J = pc.jacobian(t, pt, max_steps=max(2_000, 20 * v.steps))
+    assert len(J) == p.m
+    assert_oracle_agrees([x for row in J for x in row],
+                         lambda: [x for row in oracle.jacobian_by_oracle(t, pt) for x in row],
+                         "Jacobian")
+
+
 @given(programs(2), st.tuples(st.sampled_from((1.0, -0.5, 2.0)), st.sampled_from((0.5, 1.0, -2.0))))
 def test_grad_vjp_and_jvp_agree(p, direction):
     """One reverse reduction (grad), the vjp's backpropagator at 1 and one forward

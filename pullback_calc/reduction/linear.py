@@ -32,7 +32,7 @@ from ..deep import bottom_up_shared
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var,
-                            Zero, ZERO, TERM_CLASSES, fresh, remake)
+                            Zero, ZERO, TERM_CLASSES, fresh, remake, subterm_kids)
 from ..syntax.terms import ISZERO, ISZERO_K
 
 from .env import PatVars
@@ -827,6 +827,67 @@ def share(coefficients: list) -> tuple[list, list]:
             names[k] = x
     rebuilt = _rebuild(Tuple(tuple(coefficients)), names, keys)  # (shared across them too)
     return bindings, list(rebuilt.children())
+
+
+def share_graph(u: Term) -> Term:
+    """u, with each operation or sum that the graph u reaches by several paths
+    named once by a let around u (children first), when u has far more paths
+    than nodes (twice as many, and 64 more): rule 5's image of a compound atom
+    at an open point (a Jacobian along a tangent that a forward premise built
+    by substitution, each stage reading the one before twice) is such a graph,
+    and reduced as a tree it took a step per path -- 3·2¹² rule-3 steps on
+    ``cos(m) × 𝟎`` for a 6-stage chain.  Only nodes outside every λ of u are
+    named (each is evaluated anyway, call by value: naming one first changes
+    when, not whether)."""
+    paths: dict = {}   # id -> number of paths from the node down (its tree size)
+    parents: dict = {}  # id -> incoming edges
+    nodes: dict = {}
+    stack: list = [(u, False)]
+    while stack:
+        v, done = stack.pop()
+        i = id(v)
+        if done:
+            paths[i] = 1 + sum(paths[id(k)] for k in subterm_kids(v))
+            continue
+        if i in nodes:
+            continue
+        nodes[i] = v
+        stack.append((v, True))
+        for k in subterm_kids(v):
+            parents[id(k)] = parents.get(id(k), 0) + 1
+            if id(k) not in nodes:
+                stack.append((k, False))
+    if paths[id(u)] <= 2 * len(nodes) + 64:
+        return u
+    bindings: list = []
+    memo: dict = {}
+    order: list = []  # post-order over the distinct nodes outside every λ
+    stack = [(u, False)]
+    seen: set = set()
+    while stack:
+        v, done = stack.pop()
+        if done:
+            order.append(v)
+            continue
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        stack.append((v, True))
+        if not isinstance(v, Lam):  # (a λ's body is not evaluated: nothing is moved out of it)
+            stack.extend((k, False) for k in subterm_kids(v))
+    for v in order:
+        kids = () if isinstance(v, Lam) else subterm_kids(v)
+        new = remake(v, [memo[id(k)] for k in kids]) if any(
+            memo[id(k)] is not k for k in kids) else v
+        if isinstance(v, (Prim, Sum)) and parents.get(id(v), 0) > 1 and v is not u:
+            x = Var(fresh("s"))
+            bindings.append((x, new))
+            new = x
+        memo[id(v)] = new
+    out = memo[id(u)]
+    for x, e in reversed(bindings):
+        out = App(Lam(x, out), e)
+    return out
 
 
 def _structural_keys(roots: list) -> dict:

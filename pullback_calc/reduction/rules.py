@@ -356,7 +356,8 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
     lets: list = []
     lin = PatVars(pat)
     covector = Lam(pat, linear.compose(f, body, lin,
-                                       lambda u: _image(m.premise(u, "5", keep_trivial=False),
+                                       lambda u: _image(m.premise(linear.share_graph(u), "5",
+                                                                  keep_trivial=False),
                                                         lin, lets),
                                        lambda cs: _arithmetic(cs, m, "5", lets)))
     return _let_all(lets, covector)
@@ -516,7 +517,8 @@ def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars,
         if isinstance(c, Zero):
             return None, ZERO
         return None, linear.compose(Lam(w, c), S, lin,
-                                    lambda u: _image(m.premise(u, "6", keep_trivial=False),
+                                    lambda u: _image(m.premise(linear.share_graph(u), "6",
+                                                                  keep_trivial=False),
                                                      lin, lets),
                                     lambda cs: _arithmetic(cs, m, "6", lets))
     lets: list = []

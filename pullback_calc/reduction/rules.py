@@ -596,6 +596,73 @@ def pullback_let_hoist(t: Pullback, m: Premises) -> Term:
     return App(Lam(q, Pullback(inner, t.form)), E)
 
 
+@rule("8f")
+def pullback_let_float(t: Pullback, m: Premises) -> Term:
+    """(8f) Ω(λp. let q = λs.C[E] in L) ω → Ω(λp. let c = E in let q = λs.C[c] in L) ω
+    when E, a computation with total primitives, reads no variable bound inside
+    λs.C[E] (full laziness).  A helper that computes with the variables it
+    captures (``λs. ⟨exp(sin(x2)), x1⟩``) is neither a constant nor movable
+    (``inlined_once``), so rule 8 makes it a coordinate; inside rule 17's
+    premise it is then a free function, its calls stuck, their tangents
+    η-forms ``J(λz. q z)·T`` that every later stage carries.  With its
+    computation floated out it only passes closures over its free variables,
+    and 8c moves it when it is used once.  E is computed once instead of at
+    every call; total, it cannot fail where the helper, never called, would
+    not have failed."""
+    lam = t.fun
+    let_ = lam.body
+    V: Lam = let_.arg
+    E = _floatable(V)
+    c = Var(fresh("c"))
+
+    def put(u: Term) -> Term:
+        if u is E:
+            return c
+        kids = subterm_kids(u)
+        return remake(u, [put(k) for k in kids]) if kids else u
+    inner = App(Lam(let_.fun.pat, let_.fun.body), put(V))
+    return Pullback(Lam(lam.pat, App(Lam(c, inner), E), lam.ann), t.form)
+
+
+_TOTAL = frozenset({"add", "sub", "mul", "neg", "sin", "cos", "tanh", "exp"})
+
+
+def _floatable(lam: Lam) -> Optional[Term]:
+    """The first maximal computation in lam's body that reads no variable bound
+    inside lam and uses total primitives only (tuples, projections, numerals,
+    variables around them), or None."""
+    stack = [(lam.body, frozenset(pattern_vars(lam.pat)))]
+    while stack:
+        u, bound = stack.pop()
+        if _total_computation(u) and bound.isdisjoint(fv(u)):
+            return u
+        if isinstance(u, Lam):
+            bound = bound | frozenset(pattern_vars(u.pat))
+        stack.extend((k, bound) for k in reversed(subterm_kids(u)))
+    return None
+
+
+def _total_computation(u: Term) -> bool:
+    """Is u built from total primitives, tuples, projections, numerals and
+    variables, with at least one primitive?"""
+    if isinstance(u, Prim):
+        return u.op in _TOTAL and all(_total_computation(a) or isinstance(a, (Var, Num))
+                                      or isinstance(a, (Tuple, Proj)) and _plain(a)
+                                      for a in u.args)
+    if isinstance(u, (Tuple, Proj)):
+        ks = subterm_kids(u)
+        return any(_total_computation(k) for k in ks) and all(
+            _total_computation(k) or _plain(k) for k in ks)
+    return False
+
+
+def _plain(u: Term) -> bool:
+    """Variables, numerals, tuples and projections of them."""
+    if isinstance(u, (Var, Num)):
+        return True
+    return isinstance(u, (Tuple, Proj)) and all(_plain(k) for k in subterm_kids(u))
+
+
 def _defined_constant(E: Term) -> bool:
     """Is E an operation f(r₁, …, rₖ) on numerals at which f is defined (rule 4 applies)?"""
     if not isinstance(E, Prim) or not all(isinstance(a, Num) for a in E.args):
@@ -1475,6 +1542,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
             return "7"
         if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b) or dead_let(b):
             return "8c"
+        if isinstance(b.arg, Lam) and _floatable(b.arg) is not None:
+            return "8f"
         if _defined_constant(b.arg):
             return "8h"
         return "8"
@@ -1504,5 +1573,5 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8h", "lift", "18L", "19m", "A-name", "A-lift",
+EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8f", "8h", "lift", "18L", "19m", "A-name", "A-lift",
          "A-tail"]

@@ -337,6 +337,7 @@ def node_rules(t: Term, forward: bool = False) -> set:
             out.add("7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
                     or moved_once(b) or dead_value(b) else
+                    "8f" if isinstance(b.arg, Lam) and floats_out(b.arg) else
                     "8h" if defined_operation(b.arg) else "8")
     return out
 
@@ -359,6 +360,33 @@ def _free_names(t: Term) -> set:
     if isinstance(t, Lam):
         out -= set(pattern_vars(t.pat))
     return out
+
+
+def floats_out(lam: Lam) -> bool:
+    """8f's helper, restated from §5.7: somewhere in its body an operation, built
+    of add/sub/mul/neg/sin/cos/tanh/exp over variables, numerals, tuples and
+    projections, that reads no variable bound inside the helper."""
+    total = {"add", "sub", "mul", "neg", "sin", "cos", "tanh", "exp"}
+
+    def plain(u):
+        return isinstance(u, (Var, Num)) or isinstance(u, (Tuple, Proj)) and all(
+            plain(k) for k in u.children())
+
+    def pure(u):  # built of total operations, with one at least
+        if isinstance(u, Prim):
+            return u.op in total and all(pure(a) or plain(a) for a in u.args)
+        if isinstance(u, (Tuple, Proj)):
+            return any(pure(k) for k in u.children()) and all(
+                pure(k) or plain(k) for k in u.children())
+        return False
+
+    def walk(u, bound):
+        if pure(u) and not (fv(u) & bound):
+            return True
+        if isinstance(u, Lam):
+            return walk(u.body, bound | set(pattern_vars(u.pat)))
+        return any(walk(k, bound) for k in u.children())
+    return walk(lam.body, set(pattern_vars(lam.pat)))
 
 
 def defined_operation(E: Term) -> bool:
@@ -455,7 +483,7 @@ def moved_once(let_) -> bool:
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
 OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3",
-            frozenset({"3", "8h"}): "3",
+            frozenset({"3", "8h"}): "3", frozenset({"3", "8f"}): "3",
             frozenset({"3", "7J"}): "3", frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 

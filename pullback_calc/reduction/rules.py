@@ -1573,5 +1573,5 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8f", "8h", "lift", "18L", "19m", "A-name", "A-lift",
-         "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8f", "8h", "lift", "18L", "19m", "A-name",
+         "A-lift", "A-tail"]

@@ -599,61 +599,95 @@ def pullback_let_hoist(t: Pullback, m: Premises) -> Term:
 @rule("8f")
 def pullback_let_float(t: Pullback, m: Premises) -> Term:
     """(8f) Ω(λp. let q = λs.C[E] in L) ω → Ω(λp. let c = E in let q = λs.C[c] in L) ω
-    when E, a computation with total primitives, reads no variable bound inside
-    λs.C[E] (full laziness).  A helper that computes with the variables it
-    captures (``λs. ⟨exp(sin(x2)), x1⟩``) is neither a constant nor movable
-    (``inlined_once``), so rule 8 makes it a coordinate; inside rule 17's
-    premise it is then a free function, its calls stuck, their tangents
-    η-forms ``J(λz. q z)·T`` that every later stage carries.  With its
-    computation floated out it only passes closures over its free variables,
-    and 8c moves it when it is used once.  E is computed once instead of at
-    every call; total, it cannot fail where the helper, never called, would
-    not have failed."""
+    when E, an operation outside the inner λs of the helper, reads no variable
+    bound inside λs.C[E] (full laziness) and cannot fail whatever its variables
+    are (``_bounds``: sin, cos, tanh bound anything, and +, −, ×, neg, exp keep
+    bounded arguments bounded; so exp(sin(x)) floats, x × x does not).  A
+    helper that computes with the variables it captures (``λs. ⟨exp(sin(x2)),
+    x1⟩``) is neither a constant nor movable (``inlined_once``), so rule 8
+    makes it a coordinate; inside rule 17's premise it is then a free function,
+    its calls stuck, their tangents η-forms ``J(λz. q z)·T`` that every later
+    stage carries.  With its computation floated out it only passes closures
+    over its free variables, and 8c moves it when it is used once.  E is
+    computed once instead of at every call; it cannot fail, so computing it
+    where the helper is never called changes no outcome."""
     lam = t.fun
     let_ = lam.body
     V: Lam = let_.arg
     E = _floatable(V)
     c = Var(fresh("c"))
-
-    def put(u: Term) -> Term:
-        if u is E:
-            return c
-        kids = subterm_kids(u)
-        return remake(u, [put(k) for k in kids]) if kids else u
-    inner = App(Lam(let_.fun.pat, let_.fun.body), put(V))
+    helper = bottom_up(V, lambda u: (None, c) if u is E else (
+        (subterm_kids(u), u) if subterm_kids(u) else (None, u)), remake)
+    inner = App(Lam(let_.fun.pat, let_.fun.body), helper)
     return Pullback(Lam(lam.pat, App(Lam(c, inner), E), lam.ann), t.form)
 
 
-_TOTAL = frozenset({"add", "sub", "mul", "neg", "sin", "cos", "tanh", "exp"})
-
-
 def _floatable(lam: Lam) -> Optional[Term]:
-    """The first maximal computation in lam's body that reads no variable bound
-    inside lam and uses total primitives only (tuples, projections, numerals,
-    variables around them), or None."""
-    stack = [(lam.body, frozenset(pattern_vars(lam.pat)))]
+    """The first maximal operation in lam's body, outside its inner λs, that reads
+    no variable bound inside lam and cannot fail (``_bounds``), or None."""
+    stack = [lam.body]
+    bound = frozenset(pattern_vars(lam.pat))
     while stack:
-        u, bound = stack.pop()
-        if _total_computation(u) and bound.isdisjoint(fv(u)):
+        u = stack.pop()
+        if isinstance(u, Prim) and bound.isdisjoint(fv(u)) and _bounds(u) is not None:
             return u
-        if isinstance(u, Lam):
-            bound = bound | frozenset(pattern_vars(u.pat))
-        stack.extend((k, bound) for k in reversed(subterm_kids(u)))
+        if not isinstance(u, Lam):  # (an inner λ may never be applied: nothing from it)
+            stack.extend(reversed(subterm_kids(u)))
     return None
 
 
-def _total_computation(u: Term) -> bool:
-    """Is u built from total primitives, tuples, projections, numerals and
-    variables, with at least one primitive?"""
-    if isinstance(u, Prim):
-        return u.op in _TOTAL and all(_total_computation(a) or isinstance(a, (Var, Num))
-                                      or isinstance(a, (Tuple, Proj)) and _plain(a)
-                                      for a in u.args)
-    if isinstance(u, (Tuple, Proj)):
-        ks = subterm_kids(u)
-        return any(_total_computation(k) for k in ks) and all(
-            _total_computation(k) or _plain(k) for k in ks)
-    return False
+_HUGE = 1e300  # (a margin under the largest float: interval ends are rounded)
+
+
+def _bounds(u: Term) -> Optional[tuple[float, float]]:
+    """An interval that holds every value of u whatever its variables are, when
+    every operation in u is defined and finite there (so u cannot fail: rule 4
+    stops at a non-finite result); None otherwise.  Variables and projections are
+    unbounded; sin, cos and tanh bound anything; +, −, ×, neg and exp keep
+    bounded arguments bounded.  So exp(sin(x)) floats; x × x does not (x may be
+    10²⁰⁰), nor log(x)."""
+    stack: list = [(u, False)]
+    out: dict = {}
+    while stack:
+        v, done = stack.pop()
+        if isinstance(v, Num):
+            out[id(v)] = (v.value, v.value)
+        elif isinstance(v, Var) or isinstance(v, Proj) and _plain(v):
+            out[id(v)] = (-math.inf, math.inf)
+        elif not isinstance(v, Prim) or v.op not in _RANGES:
+            return None
+        elif not done:
+            stack.append((v, True))
+            stack.extend((a, False) for a in v.args)
+        else:
+            r = _RANGES[v.op](*(out[id(a)] for a in v.args))
+            if not -_HUGE < r[0] <= r[1] < _HUGE:
+                return None
+            out[id(v)] = r
+    r = out[id(u)]
+    return r if -_HUGE < r[0] <= r[1] < _HUGE else None
+
+
+def _mul(a, b):
+    if not all(math.isfinite(x) for x in a + b):
+        return (-math.inf, math.inf)
+    ps = [x * y for x in a for y in b]
+    return (min(ps), max(ps))
+
+
+def _exp(a):
+    try:
+        return (math.exp(a[0]), math.exp(a[1]))
+    except OverflowError:
+        return (0.0, math.inf)
+
+
+_RANGES: dict = {
+    "add": lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    "sub": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "mul": _mul, "neg": lambda a: (-a[1], -a[0]), "exp": _exp,
+    "sin": lambda a: (-1.0, 1.0), "cos": lambda a: (-1.0, 1.0), "tanh": lambda a: (-1.0, 1.0),
+}
 
 
 def _plain(u: Term) -> bool:

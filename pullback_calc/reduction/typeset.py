@@ -219,11 +219,12 @@ _ENTRIES = [
        [(r"\Omega(\lambda p.\," + _let("q", r"\lambda s.\,C[E]", "L") + rf")\;\omega {_TO} "
          + r"\Omega(\lambda p.\," + _let("c", "E", _let("q", r"\lambda s.\,C[c]", "L"))
          + r")\;\omega",
-         "E built of total operations (+, −, ×, sin, cos, tanh, exp) reads no variable bound "
-         "inside λs.C[E]; c fresh")],
+         "E an operation outside the inner λs of λs.C[E] that reads no variable bound "
+         "inside it and is finite whatever its variables are (sin, cos, tanh bound "
+         "anything; +, −, ×, neg, exp keep bounded arguments bounded); c fresh")],
        "extension",
        "λs.C[E] and let c = E in λs.C[c] are the same function when E reads no variable "
-       "bound inside it (full laziness), and E, total, cannot fail. The helper then only "
+       "bound inside it (full laziness), and E cannot fail. The helper then only "
        "passes closures over its free variables, so 8c moves it when it is used once, "
        "instead of rule 8 making it a coordinate whose calls are stuck in rule 17's premise.",
        None, "5.7"),

@@ -363,30 +363,50 @@ def _free_names(t: Term) -> set:
 
 
 def floats_out(lam: Lam) -> bool:
-    """8f's helper, restated from §5.7: somewhere in its body an operation, built
-    of add/sub/mul/neg/sin/cos/tanh/exp over variables, numerals, tuples and
-    projections, that reads no variable bound inside the helper."""
-    total = {"add", "sub", "mul", "neg", "sin", "cos", "tanh", "exp"}
+    """8f's helper, restated from §5.7: outside its inner λs, an operation that reads
+    no variable bound inside the helper and is finite whatever its variables are --
+    an interval of its values, by the ranges of sin, cos, tanh ([−1, 1]) and interval
+    arithmetic for +, −, ×, neg, exp, every one inside ±10³⁰⁰."""
+    def interval(u):
+        if isinstance(u, Num):
+            return (u.value, u.value)
+        if isinstance(u, Var) or isinstance(u, Proj) and plain(u):
+            return (-math.inf, math.inf)
+        if not isinstance(u, Prim):
+            return None
+        args = [interval(a) for a in u.args]
+        if None in args:
+            return None
+        if u.op in ("sin", "cos", "tanh"):
+            return (-1.0, 1.0)
+        if not all(-1e300 < x < 1e300 for a in args for x in a):
+            return None
+        if u.op == "add":
+            r = (args[0][0] + args[1][0], args[0][1] + args[1][1])
+        elif u.op == "sub":
+            r = (args[0][0] - args[1][1], args[0][1] - args[1][0])
+        elif u.op == "mul":
+            ps = [x * y for x in args[0] for y in args[1]]
+            r = (min(ps), max(ps))
+        elif u.op == "neg":
+            r = (-args[0][1], -args[0][0])
+        elif u.op == "exp" and args[0][1] < 690:
+            r = (math.exp(args[0][0]), math.exp(args[0][1]))
+        else:
+            return None
+        return r if -1e300 < r[0] <= r[1] < 1e300 else None
 
     def plain(u):
         return isinstance(u, (Var, Num)) or isinstance(u, (Tuple, Proj)) and all(
             plain(k) for k in u.children())
 
-    def pure(u):  # built of total operations, with one at least
-        if isinstance(u, Prim):
-            return u.op in total and all(pure(a) or plain(a) for a in u.args)
-        if isinstance(u, (Tuple, Proj)):
-            return any(pure(k) for k in u.children()) and all(
-                pure(k) or plain(k) for k in u.children())
-        return False
+    bound = set(pattern_vars(lam.pat))
 
-    def walk(u, bound):
-        if pure(u) and not (fv(u) & bound):
+    def walk(u):
+        if isinstance(u, Prim) and not (fv(u) & bound) and interval(u) is not None:
             return True
-        if isinstance(u, Lam):
-            return walk(u.body, bound | set(pattern_vars(u.pat)))
-        return any(walk(k, bound) for k in u.children())
-    return walk(lam.body, set(pattern_vars(lam.pat)))
+        return not isinstance(u, Lam) and any(walk(k) for k in u.children())
+    return walk(lam.body)
 
 
 def defined_operation(E: Term) -> bool:

@@ -106,6 +106,9 @@ CASES = [
      "(J(λx. let z = (λy. y × y) x in z)·1) 2", "4"),
     ("8Jc", "(J(λx. let c = sin(0) in let y = x × c in y)·1) 2",
      "let c = sin(0) in (J(λx. let y = x × c in y)·1) 2", "0"),
+    # 8f: a helper's computation that reads none of its own binders floats out of it
+    ("8f", "Ω(λx. let h = λs. ⟨exp(sin(x)), s⟩ in let y = h 1 in y) ω",
+     "Ω(λx. let c_1 = exp(sin(x)) in let h = λs. ⟨c_1, s⟩ in let y = h 1 in y) ω", None),
     ("8h", "Ω(λx. let c = sin(0) in let y = x × c in y) ω",
      "let c = sin(0) in Ω(λx. let y = x × c in y) ω", "Ω(λx. x × 0) ω"),
     ("8J", "(J(λx. let y = sin(x) in let z = cos(y) in z)·1) 2",

@@ -324,6 +324,23 @@ def test_an_operation_on_constants_is_no_coordinate():
     assert jv.tangent == 0 and _fires("8Jc", jv.trace)
 
 
+# issue 26: a helper that computes with what it captures, h = λs. ⟨exp(sin(x2)), x1⟩, was
+# a coordinate (rule 8): in rule 17's premise, which reduces an inner pullback with the
+# outer variables free, h was a free function, each call h t stuck and its tangent an
+# η-form J(λz. h z)·T that every later stage carried -- 12,476 steps against 463 to
+# evaluate and 1,967 with the helper written in place (629,621 on the generated program
+# it was cut from).  8f floats exp(sin(x2)) out of h; 8c then moves h to its one call.
+def test_a_helper_computing_with_what_it_captures_costs_what_it_inlined_does():
+    from pullback_calc.semantics import oracle
+    from pullback_calc.testing.programs import inline_helpers
+    src = open_program("captured_helper_program.txt")
+    g = pc.grad(src, [1.2, -0.7], max_steps=100_000, record=False)
+    assert list(g) == list(oracle.jacobian_by_oracle(pc.parse(src), [1.2, -0.7])[0])
+    ev = pc.call(src, [1.2, -0.7], record=False).steps
+    inlined = pc.grad(inline_helpers(pc.parse(src)), [1.2, -0.7], record=False).steps
+    assert g.steps <= 10 * ev and g.steps <= 1.5 * inlined, (g.steps, ev, inlined)
+
+
 # the thorough profile (2026-11-28): a forward premise (8J) named each closure of a
 # `cons` list as a stage, where reverse mode's 8c inlines it -- jvp 2,672 steps against a
 # gradient of 650.  8Jc substitutes a stage that is an atom reading no variable of p.

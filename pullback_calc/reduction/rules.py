@@ -598,6 +598,107 @@ def pullback_let_hoist(t: Pullback, m: Premises) -> Term:
     return App(Lam(q, Pullback(inner, t.form)), E)
 
 
+@rule("8f")
+def pullback_let_float(t: Pullback, m: Premises) -> Term:
+    """(8f) Ω(λp. let q = λs.C[E] in L) ω → Ω(λp. let c = E in let q = λs.C[c] in L) ω
+    when E, an operation outside the inner λs of the helper, reads no variable
+    bound inside λs.C[E] (full laziness) and cannot fail whatever its variables
+    are (``_bounds``: sin, cos, tanh bound anything, and +, −, ×, neg, exp keep
+    bounded arguments bounded; so exp(sin(x)) floats, x × x does not).  A
+    helper that computes with the variables it captures (``λs. ⟨exp(sin(x2)),
+    x1⟩``) is neither a constant nor movable (``inlined_once``), so rule 8
+    makes it a coordinate; inside rule 17's premise it is then a free function,
+    its calls stuck, their tangents η-forms ``J(λz. q z)·T`` that every later
+    stage carries.  With its computation floated out it only passes closures
+    over its free variables, and 8c moves it when it is used once.  E is
+    computed once instead of at every call; it cannot fail, so computing it
+    where the helper is never called changes no outcome."""
+    lam = t.fun
+    let_ = lam.body
+    V: Lam = let_.arg
+    E = _floatable(V)
+    c = Var(fresh("c"))
+    helper = bottom_up(V, lambda u: (None, c) if u is E else (
+        (subterm_kids(u), u) if subterm_kids(u) else (None, u)), remake)
+    inner = App(Lam(let_.fun.pat, let_.fun.body), helper)
+    return Pullback(Lam(lam.pat, App(Lam(c, inner), E), lam.ann), t.form)
+
+
+def _floatable(lam: Lam) -> Optional[Term]:
+    """The first maximal operation in lam's body, outside its inner λs, that reads
+    no variable bound inside lam and cannot fail (``_bounds``), or None."""
+    stack = [lam.body]
+    bound = frozenset(pattern_vars(lam.pat))
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Prim) and bound.isdisjoint(fv(u)) and _bounds(u) is not None:
+            return u
+        if not isinstance(u, Lam):  # (an inner λ may never be applied: nothing from it)
+            stack.extend(reversed(subterm_kids(u)))
+    return None
+
+
+_HUGE = 1e300  # (a margin under the largest float: interval ends are rounded)
+
+
+def _bounds(u: Term) -> Optional[tuple[float, float]]:
+    """An interval that holds every value of u whatever its variables are, when
+    every operation in u is defined and finite there (so u cannot fail: rule 4
+    stops at a non-finite result); None otherwise.  Variables and projections are
+    unbounded; sin, cos and tanh bound anything; +, −, ×, neg and exp keep
+    bounded arguments bounded.  So exp(sin(x)) floats; x × x does not (x may be
+    10²⁰⁰), nor log(x)."""
+    stack: list = [(u, False)]
+    out: dict = {}
+    while stack:
+        v, done = stack.pop()
+        if isinstance(v, Num):
+            out[id(v)] = (v.value, v.value)
+        elif isinstance(v, Var) or isinstance(v, Proj) and _plain(v):
+            out[id(v)] = (-math.inf, math.inf)
+        elif not isinstance(v, Prim) or v.op not in _RANGES:
+            return None
+        elif not done:
+            stack.append((v, True))
+            stack.extend((a, False) for a in v.args)
+        else:
+            r = _RANGES[v.op](*(out[id(a)] for a in v.args))
+            if not -_HUGE < r[0] <= r[1] < _HUGE:
+                return None
+            out[id(v)] = r
+    r = out[id(u)]
+    return r if -_HUGE < r[0] <= r[1] < _HUGE else None
+
+
+def _mul(a, b):
+    if not all(math.isfinite(x) for x in a + b):
+        return (-math.inf, math.inf)
+    ps = [x * y for x in a for y in b]
+    return (min(ps), max(ps))
+
+
+def _exp(a):
+    try:
+        return (math.exp(a[0]), math.exp(a[1]))
+    except OverflowError:
+        return (0.0, math.inf)
+
+
+_RANGES: dict = {
+    "add": lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    "sub": lambda a, b: (a[0] - b[1], a[1] - b[0]),
+    "mul": _mul, "neg": lambda a: (-a[1], -a[0]), "exp": _exp,
+    "sin": lambda a: (-1.0, 1.0), "cos": lambda a: (-1.0, 1.0), "tanh": lambda a: (-1.0, 1.0),
+}
+
+
+def _plain(u: Term) -> bool:
+    """Variables, numerals, tuples and projections of them."""
+    if isinstance(u, (Var, Num)):
+        return True
+    return isinstance(u, (Tuple, Proj)) and all(_plain(k) for k in subterm_kids(u))
+
+
 def _defined_constant(E: Term) -> bool:
     """Is E an operation f(r₁, …, rₖ) on numerals at which f is defined (rule 4 applies)?"""
     if not isinstance(E, Prim) or not all(isinstance(a, Num) for a in E.args):
@@ -1477,6 +1578,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
             return "7"
         if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b) or dead_let(b):
             return "8c"
+        if isinstance(b.arg, Lam) and _floatable(b.arg) is not None:
+            return "8f"
         if _defined_constant(b.arg):
             return "8h"
         return "8"
@@ -1506,5 +1609,5 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8h", "lift", "18L", "19m", "A-name", "A-lift",
-         "A-tail"]
+EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8c", "8f", "8h", "lift", "18L", "19m", "A-name",
+         "A-lift", "A-tail"]

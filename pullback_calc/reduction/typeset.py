@@ -215,6 +215,19 @@ _ENTRIES = [
        "Neither is a coordinate of the environment, so reverse mode computes no adjoint for "
        "it; the closures of a cons-built Church list become the written-out list (§9).",
        None, "5.7"),
+    _t("8f", "floating a helper's computation out",
+       [(r"\Omega(\lambda p.\," + _let("q", r"\lambda s.\,C[E]", "L") + rf")\;\omega {_TO} "
+         + r"\Omega(\lambda p.\," + _let("c", "E", _let("q", r"\lambda s.\,C[c]", "L"))
+         + r")\;\omega",
+         "E an operation outside the inner λs of λs.C[E] that reads no variable bound "
+         "inside it and is finite whatever its variables are (sin, cos, tanh bound "
+         "anything; +, −, ×, neg, exp keep bounded arguments bounded); c fresh")],
+       "extension",
+       "λs.C[E] and let c = E in λs.C[c] are the same function when E reads no variable "
+       "bound inside it (full laziness), and E cannot fail. The helper then only "
+       "passes closures over its free variables, so 8c moves it when it is used once, "
+       "instead of rule 8 making it a coordinate whose calls are stuck in rule 17's premise.",
+       None, "5.7"),
     _t("8h", "pullback past an operation on constants",
        [(r"\Omega(\lambda p.\," + _let("q", r"f(r_1, \ldots, r_k)", "L") + rf")\;\omega {_TO} "
          + _let("q", r"f(r_1, \ldots, r_k)", r"\Omega(\lambda p.\,L)\;\omega"),

@@ -337,6 +337,7 @@ def node_rules(t: Term, forward: bool = False) -> set:
             out.add("7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
                     or moved_once(b) or dead_value(b) else
+                    "8f" if isinstance(b.arg, Lam) and floats_out(b.arg) else
                     "8h" if defined_operation(b.arg) else "8")
     return out
 
@@ -359,6 +360,53 @@ def _free_names(t: Term) -> set:
     if isinstance(t, Lam):
         out -= set(pattern_vars(t.pat))
     return out
+
+
+def floats_out(lam: Lam) -> bool:
+    """8f's helper, restated from §5.7: outside its inner λs, an operation that reads
+    no variable bound inside the helper and is finite whatever its variables are --
+    an interval of its values, by the ranges of sin, cos, tanh ([−1, 1]) and interval
+    arithmetic for +, −, ×, neg, exp, every one inside ±10³⁰⁰."""
+    def interval(u):
+        if isinstance(u, Num):
+            return (u.value, u.value)
+        if isinstance(u, Var) or isinstance(u, Proj) and plain(u):
+            return (-math.inf, math.inf)
+        if not isinstance(u, Prim):
+            return None
+        args = [interval(a) for a in u.args]
+        if None in args:
+            return None
+        if u.op in ("sin", "cos", "tanh"):
+            return (-1.0, 1.0)
+        if not all(-1e300 < x < 1e300 for a in args for x in a):
+            return None
+        if u.op == "add":
+            r = (args[0][0] + args[1][0], args[0][1] + args[1][1])
+        elif u.op == "sub":
+            r = (args[0][0] - args[1][1], args[0][1] - args[1][0])
+        elif u.op == "mul":
+            ps = [x * y for x in args[0] for y in args[1]]
+            r = (min(ps), max(ps))
+        elif u.op == "neg":
+            r = (-args[0][1], -args[0][0])
+        elif u.op == "exp" and args[0][1] < 690:
+            r = (math.exp(args[0][0]), math.exp(args[0][1]))
+        else:
+            return None
+        return r if -1e300 < r[0] <= r[1] < 1e300 else None
+
+    def plain(u):
+        return isinstance(u, (Var, Num)) or isinstance(u, (Tuple, Proj)) and all(
+            plain(k) for k in u.children())
+
+    bound = set(pattern_vars(lam.pat))
+
+    def walk(u):
+        if isinstance(u, Prim) and not (fv(u) & bound) and interval(u) is not None:
+            return True
+        return not isinstance(u, Lam) and any(walk(k) for k in u.children())
+    return walk(lam.body)
 
 
 def defined_operation(E: Term) -> bool:
@@ -455,7 +503,7 @@ def moved_once(let_) -> bool:
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
 OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3",
-            frozenset({"3", "8h"}): "3",
+            frozenset({"3", "8h"}): "3", frozenset({"3", "8f"}): "3",
             frozenset({"3", "7J"}): "3", frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 
 

@@ -26,6 +26,8 @@ WITNESS = {
     "8h-first-operand": ("Ω(λx. let c = 2 × 3 in let y = x × c in y) (λz. λw. w) 1",
                          "λdx. 6 × dx"),
     "8Jc-first-operand": ("(J(λx. let c = 2 × 3 in let y = x × c in y)·1) 2", "6"),
+    "8f-first-operand": ("Ω(λx. let h = λs. exp(sin(x)) × s in let y = h 1 in y) (λz. λw. w) 1",
+                         "λdx. 1.253380767493447 × dx"),
 }
 
 

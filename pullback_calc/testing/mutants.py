@@ -25,7 +25,7 @@ from typing import Iterator
 from ..reduction import rules as R
 from ..reduction.env import Env
 from ..syntax import prims
-from ..syntax.terms import ZERO, App, Jac, Lam, Prim, Sum, Tuple, formal_sum
+from ..syntax.terms import ZERO, App, Jac, Lam, Prim, Pullback, Sum, Tuple, formal_sum
 from .mutation import Mutant
 
 __all__ = ["MUTANTS", "Mutant", "mutant", "install", "install_from_environment", "ENV_VAR",
@@ -205,6 +205,19 @@ def _constant_first_operand(original):
     return broken
 
 
+def _floated_first_operand(original):
+    """8f binding the operation it floats out of a helper to its first operand
+    (exp(sin(x)) ↦ sin(x)): the helper then computes with the wrong value."""
+    def broken(t, m):
+        out = original(t, m)
+        body = out.fun.body if isinstance(out, Pullback) and isinstance(out.fun, Lam) else None
+        if isinstance(body, App) and isinstance(body.fun, Lam) and isinstance(body.arg, Prim):
+            return Pullback(Lam(out.fun.pat, App(body.fun, body.arg.args[0]), out.fun.ann),
+                            out.form)
+        return out
+    return broken
+
+
 MUTANTS = {m.name: m for m in [
     Mutant("16c-drop-summand", "16c",
            "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
@@ -246,6 +259,9 @@ MUTANTS = {m.name: m for m in [
     Mutant("8Jc-first-operand", "8Jc",
            "rule 8Jc binds the closed operation it moves out of the Jacobian to its first "
            "operand (sin(1) ↦ 1)", _constant_first_operand),
+    Mutant("8f-first-operand", "8f",
+           "rule 8f binds the operation it floats out of a helper to its first operand "
+           "(exp(sin(x)) ↦ sin(x))", _floated_first_operand),
 ]}
 
 

@@ -53,8 +53,12 @@ SWEEP = [
     # one that does not, and then the continuation no longer varies
     st.lists(st.integers(-3, 3), min_size=2, max_size=4).map(lambda xs: pc.parse(
         "Ω(λx. (λg. λz0. λl. l (λx. λk. λacc. k (g acc x)) (λacc. acc) z0) "
-        "(λacc. λc. acc × x + c) 0 (λc. λn. " + "".join(f"c {v} (" for v in xs) + "n"
+        "(λacc. λc. acc × x + c) 0 (λc. λn. " + "".join(f"c ({v}) (" for v in xs) + "n"
         + ")" * len(xs) + ")) (λz. λw. w) 0.5 1")),
+    # 8f: a let-bound helper that computes with the variable it captures
+    st.tuples(st.sampled_from(("sin(x)", "cos(x)", "exp(tanh(x))", "sin(x) × 2")),
+              st.integers(-3, 3)).map(lambda fk: pc.parse(
+                  f"Ω(λx. let h = λs. {fk[0]} × s in h {fk[1]}) (λz. λw. w) 0.5 1")),
 ]
 EXAMPLES_PER_GENERATOR = 150
 

@@ -629,9 +629,10 @@ def _floatable(lam: Lam) -> Optional[Term]:
     no variable bound inside lam and cannot fail (``_bounds``), or None."""
     stack = [lam.body]
     bound = frozenset(pattern_vars(lam.pat))
+    known: dict = {}  # (the candidates nest: each node's interval is computed once)
     while stack:
         u = stack.pop()
-        if isinstance(u, Prim) and bound.isdisjoint(fv(u)) and _bounds(u) is not None:
+        if isinstance(u, Prim) and bound.isdisjoint(fv(u)) and _bounds(u, known) is not None:
             return u
         if not isinstance(u, Lam):  # (an inner λ may never be applied: nothing from it)
             stack.extend(reversed(subterm_kids(u)))
@@ -641,7 +642,7 @@ def _floatable(lam: Lam) -> Optional[Term]:
 _HUGE = 1e300  # (a margin under the largest float: interval ends are rounded)
 
 
-def _bounds(u: Term) -> Optional[tuple[float, float]]:
+def _bounds(u: Term, out: Optional[dict] = None) -> Optional[tuple[float, float]]:
     """An interval that holds every value of u whatever its variables are, when
     every operation in u is defined and finite there (so u cannot fail: rule 4
     stops at a non-finite result); None otherwise.  Variables and projections are
@@ -649,14 +650,19 @@ def _bounds(u: Term) -> Optional[tuple[float, float]]:
     bounded arguments bounded.  So exp(sin(x)) floats; x × x does not (x may be
     10²⁰⁰), nor log(x)."""
     stack: list = [(u, False)]
-    out: dict = {}
+    out = {} if out is None else out  # id -> interval, or None: fails
     while stack:
         v, done = stack.pop()
+        if id(v) in out and not done:
+            if out[id(v)] is None:
+                return None
+            continue
         if isinstance(v, Num):
             out[id(v)] = (v.value, v.value)
         elif isinstance(v, Var) or isinstance(v, Proj) and _plain(v):
             out[id(v)] = (-math.inf, math.inf)
         elif not isinstance(v, Prim) or v.op not in _RANGES:
+            out[id(v)] = None
             return None
         elif not done:
             stack.append((v, True))
@@ -664,10 +670,11 @@ def _bounds(u: Term) -> Optional[tuple[float, float]]:
         else:
             r = _RANGES[v.op](*(out[id(a)] for a in v.args))
             if not -_HUGE < r[0] <= r[1] < _HUGE:
+                out[id(v)] = None
                 return None
             out[id(v)] = r
     r = out[id(u)]
-    return r if -_HUGE < r[0] <= r[1] < _HUGE else None
+    return r if r is not None and -_HUGE < r[0] <= r[1] < _HUGE else None
 
 
 def _mul(a, b):

@@ -79,9 +79,10 @@ def test_declared_free_variables(capsys, tmp_path):
     p = tmp_path / "open.pb"
     p.write_text("free h : ℝ → ℝ\nfree a, b : R\nΩ(λx. h (a × x + b)) (λz. λw. w) 2\n",
                  encoding="utf-8")
-    # the inert point a × 2 + b is computed once, shared by a let (open call-by-value);
-    # the covector is in linear normal form: a Jacobian is read through its direction
-    want = pc.parse("let r = a × 2 + b in λdx. a × J(λz. h z)·dx r")
+    # the inert point a × 2 + b is computed once, shared by lets (open call-by-value),
+    # as the chain its stages left (papers/calculus.md §5.1); the covector is in
+    # linear normal form: a Jacobian is read through its direction
+    want = pc.parse("let m = a × 2 in let r = m + b in λdx. a × J(λz. h z)·dx r")
     code, out, err = run(capsys, "reduce", str(p), "--no-trace")
     assert code == 0, err
     assert alpha_eq(pc.parse(out.split("\n")[0].removeprefix("normal form: ")), want), out

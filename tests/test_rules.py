@@ -406,3 +406,42 @@ def test_rule_5_does_not_reduce_what_the_functional_does_not_read(term, value):
 def test_rule_5_reduces_the_items_the_functional_reads():
     r = reduce_open("(λv. ⟨v, (J(λx. sin(x))·v) 1⟩)⋆ (λ⟨a, b⟩. 2 × b)")
     assert [s.rule for s in r.trace] == ["15", "4", "5"]
+
+
+def test_rule_1_keeps_a_chain_of_inert_lets():
+    """An inert value used once, in the inert term the next let binds, stays bound:
+    the chain is the adjoint program, and substituting it from the innermost let
+    outwards was quadratic (papers/calculus.md §5.1)."""
+    from pullback_calc.syntax.subst import alpha_eq
+    r = pc.reduce("let a = sin(u) in let b = a × 2 in let c = b × 3 in λd. c × d", check=False)
+    assert alpha_eq(r.value, pc.parse("let a = sin(u) in let b = a × 2 in let c = b × 3 in "
+                                      "λd. c × d")), pc.pretty(r.value)
+    # (used once anywhere else, it is substituted as before)
+    r = pc.reduce("let a = sin(u) in ⟨a × 2, 1⟩", check=False)
+    assert alpha_eq(r.value, pc.parse("⟨sin(u) × 2, 1⟩")), pc.pretty(r.value)
+
+
+def _sin_chain_premise(n: int):
+    body = "y"
+    for _ in range(n):
+        body = f"sin({body})"
+    return pc.reduce(f"Ω(λy. {body}) (λa. λw. w) u", check=False)
+
+
+def test_pb_names_the_functional_at_an_open_point_with_stages_to_come():
+    """At an open point, with three or more stages still to come, the functional is
+    bound by a let (β_v-equal), and the forward phase is a let series: a let is
+    lifted once (rule 5's coefficients, out of the named functional), not once per
+    enclosing dual map (16 / 24 / 40 lifts at 8 / 16 / 32 stages; 28 / 120 / 496
+    before), and the steps are linear in the stages."""
+    from pullback_calc.reduction.machine import names_functional
+    r = _sin_chain_premise(8)
+    first = r.trace[[s.rule for s in r.trace].index("pb")]
+    assert names_functional(first.contractum), pc.pretty(first.contractum)
+    counts = [_sin_chain_premise(n) for n in (8, 16, 32)]
+    lifts = [c.rule_counts.get("lift", 0) for c in counts]
+    assert lifts[2] - lifts[1] == 2 * (lifts[1] - lifts[0]), lifts
+    assert counts[2].steps - counts[1].steps == 2 * (counts[1].steps - counts[0].steps)
+    # (near the end of the chain it stays a nest: naming costs three steps a stage)
+    short = _sin_chain_premise(2)
+    assert not any(s.rule == "pb" and names_functional(s.contractum) for s in short.trace)

@@ -3,8 +3,9 @@
 
 - ``church-foldl`` (benchmarks/bench.py): d/dx foldl (λacc. λc. acc × x + c) 0 [x1…xn],
   Horner's rule as a continuation foldl builds; steps and work ×2 per doubling.
-- ``nested-sin``: d/dx of the reverse-mode derivative of sin∘…∘sin; its steps grow
-  faster than ×2 (another issue's), the work per step must not grow.
+- ``nested-sin``: d/dx of the reverse-mode derivative of sin∘…∘sin; its steps grew
+  faster than ×2 (``lift`` out of nested dual maps, quadratic) until rule pb named the
+  functional at an open point (papers/calculus.md §5.8); steps and work ×2 now.
 - ``tuple-proj`` (testing.extreme): π1 π1 … ⟨⟨x, 1⟩, 1⟩ n deep; its reverse phase is
   still quadratic -- each rule-5 step makes a new projection atom as deep as the nest
   (papers/calculus.md §9) -- recorded here as a known failure (strict: it must be
@@ -61,11 +62,10 @@ def test_church_foldl_work_is_linear():
     assert b <= 2.2 * a, f"{a} → {b} calls (×{b / a:.2f})"
 
 
-def test_nested_sin_work_per_step_does_not_grow():
+def test_nested_sin_work_is_linear():
     (a, ra), (b, rb) = _reduce(_nested(15)), _reduce(_nested(30))
-    per_a, per_b = a / ra.steps, b / rb.steps
-    assert rb.steps > 2.2 * ra.steps   # (the steps' own growth, above linear: not this test's)
-    assert per_b <= 1.2 * per_a, f"{per_a:.0f} → {per_b:.0f} calls per step"
+    assert 1.9 <= rb.steps / ra.steps <= 2.1, (ra.steps, rb.steps)  # (×2.57 with lift)
+    assert b <= 2.2 * a, f"{a} → {b} calls (×{b / a:.2f})"
 
 
 @pytest.mark.xfail(strict=True, reason="tuple-proj's reverse phase rebuilds a projection "

@@ -206,6 +206,8 @@ def _expand(u: Term, lin: Names, fold: bool, made: Optional[dict] = None):
         return [(Proj(u.index, x2), None)] if x2 is not x else None
     if isinstance(u, App):
         f = _reduce_atom(u.fun, lin)
+        if f is u.fun and type(f) is Lam and type(f.body) is App and type(f.body.fun) is Lam:
+            return [(_beta_series(u), None)]
         if isinstance(f, Lam):
             return [(subst(f.body, bind_pattern(f.pat, u.arg)), None)]
         if isinstance(f, Sum):
@@ -217,6 +219,20 @@ def _expand(u: Term, lin: Names, fold: bool, made: Optional[dict] = None):
             return [(App(f.functional, inner), None)]
         return [(App(f, u.arg), None)] if f is not u.fun else None
     return None
+
+
+def _beta_series(u: App) -> Term:
+    """β on every let of the series ``let x₁ = A₁ in … let xₖ = Aₖ in B`` at once:
+    B under one simultaneous substitution, xᵢ ↦ Aᵢ with the earlier ones
+    substituted in it -- the same term as k β-steps, each of which rebuilt the
+    rest of the series (quadratic in k: a tangent's lets, 8J's shared directions,
+    read into a covector's combination)."""
+    env: dict = {}
+    t: Term = u
+    while type(t) is App and type(t.fun) is Lam:
+        env.update(bind_pattern(t.fun.pat, subst(t.arg, env) if env else t.arg))
+        t = t.fun.body
+    return subst(t, env)
 
 
 def _jacobian_parts(u: App, lin: Names, fold: bool, made: dict):

@@ -50,6 +50,30 @@ LIFT = object()  # _child: the node is a redex of rule lift (a kept let in an ev
 UP = object()  # _child: the node's other children are not evaluated: on to its parent
 
 
+def names_functional(let: Term) -> bool:
+    """Is ``let`` a let w = M in S whose body is (λq.T)⋆w, or let v = (λq.T)⋆w in L:
+    the name rule pb gives the functional of a dual map at an open point?  A let
+    in its bound position is lifted out before it is reduced (A-lift): the
+    forward phase stays a let series, and each inert let leaves it once."""
+    if type(let) is not App or type(let.fun) is not Lam:
+        return False
+    w, b = let.fun.pat, let.fun.body
+    if type(b) is App and type(b.fun) is Lam:
+        b = b.arg
+    return type(b) is Dual and type(b.functional) is Var and type(w) is Var \
+        and b.functional.name == w.name
+
+
+def _ends_in_named_functional(t: Term) -> bool:
+    """Is t a let series ending in a let that names a functional: rule pb's
+    contractum at an open point (let x = I in … let w = ω Ē in (λp̂. …)⋆w)?"""
+    while type(t) is App and type(t.fun) is Lam:
+        if names_functional(t):
+            return True
+        t = t.fun.body
+    return False
+
+
 class Ctx:
     """One frame of the evaluation context and a link to the rest."""
     __slots__ = ("kind", "node", "index", "parent", "h", "_r")
@@ -446,6 +470,14 @@ class Machine:
                     if tt is D.Closure:
                         t = D.push(t)
                         tt = type(t)
+                    if tt is App and type(t.fun) is Lam and ctx is not None \
+                            and ctx.kind == "app-arg" and names_functional(ctx.node) \
+                            and _ends_in_named_functional(t):
+                        if type(t.fun.body) is D.LetBody:  # (no rule sees a lazy node)
+                            t = D.forced_let(t)
+                        t, ctx = _PLUG["app-arg"](ctx.node, 1, t), ctx.parent
+                        label = "A-lift"  # a let leaves a named functional at once
+                        break
                     if ctx is not None and ctx.kind in A_KINDS:
                         r = self._down_a(ctx, t)
                         if r is None:

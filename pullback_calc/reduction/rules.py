@@ -144,13 +144,26 @@ def keeps_let(t: App) -> bool:
     no β-redex but a value, the let is kept (open call-by-value, as in
     Accattoli and Guerrieri's value substitution calculus).  Substituting I
     for a single occurrence outside any abstraction copies no work, and rule 1
-    does it (or drops an unused I)."""
+    does it (or drops an unused I) -- unless that occurrence is in the inert
+    term the next let binds: a chain of inert lets stays one (``_inert_chain``)."""
     if not is_inert(t.arg):
         return False
     pat, body = t.fun.pat, t.fun.body
     if isinstance(pat, Var):
-        return not _used_at_most_once(pat.name, body)
+        return _inert_chain(pat.name, body) or not _used_at_most_once(pat.name, body)
     return bool(fv(body) & frozenset(pattern_vars(pat)))
+
+
+def _inert_chain(x: str, body: Term) -> bool:
+    """Is body let r = I' in W' with I' inert and mentioning x: the next link of a
+    chain of inert lets (the coefficients rule 5 names at an open point, c₂ = c₁ × a,
+    c₃ = c₂ × b, …: reverse mode's adjoint program)?  The chain is kept: substituting
+    c₁ builds the compound c₁ × a × b … that A-reduction splits into the same lets
+    again when the result is differentiated (rule 18, 8J), and rule 1 takes a chain
+    from its innermost let outwards, each substitution deeper in a growing term than
+    the one before: quadratic work in the chain's length (papers/calculus.md §5.1)."""
+    return type(body) is App and type(body.fun) is Lam and is_inert(body.arg) \
+        and x in fv(body.arg)
 
 
 def _used_at_most_once(x: str, body: Term) -> bool:
@@ -830,6 +843,21 @@ def _computes(lam: Lam) -> bool:
     return out
 
 
+#: pb names the functional at an open point when this many stages are still to come:
+#: naming costs three steps a stage (two A-lifts, a rule-1 step), a let lifted out of
+#: nested dual maps one step a map -- so short chains stay nested, at no cost (the
+#: bundled examples' steps are unchanged), and long ones become a let series
+_NAMED_AFTER = 3
+
+
+def _stages_to_come(form: Term) -> int:
+    """How many pullbacks ω = Ω(λq.L) (Ω(…) …) nests, counted up to _NAMED_AFTER."""
+    n = 0
+    while type(form) is Pullback and n < _NAMED_AFTER:
+        n, form = n + 1, form.form
+    return n
+
+
 @rule("pb")
 def pullback_at_point(t: App, m: Premises) -> Term:
     """(pb) Ω(λp.E) ω V → (λp̂. (J(λp.E)·p̂) V)⋆ (ω E[V/p])  -- the pullback
@@ -837,7 +865,18 @@ def pullback_at_point(t: App, m: Premises) -> Term:
     Jacobian of λp.E at V.  E[V/p] is computed once, in the functional
     (forward phase); the Jacobian is reduced in the map's body (reverse
     phase).  p̂ has canonical names (dx for x), so each stage's covector
-    has exactly the binder the next stage's Jacobian produces."""
+    has exactly the binder the next stage's Jacobian produces.
+
+    At an open point (E[V/p] has free variables: a premise's symbolic input)
+    with three or more stages still to come (ω is the pullback of the rest of
+    a let series, ``_stages_to_come``), the functional is named:
+        Ω(λp.E) ω V → let w = ω E[V/p] in (λp̂. (J(λp.E)·p̂) V)⋆ w
+    -- β_v-equal, and the forward phase becomes a let series instead of a
+    nest of dual maps.  There each stage leaves inert lets (its image, the
+    coefficients rule 5 names); nested, they left one enclosing dual map per
+    step (rule lift), quadratic in the length; in the series a let leaves the
+    bound position of a let naming a functional before it is reduced
+    (A-lift, the machine's context ``let w = A in (λq.S)⋆w``), once."""
     pb: Pullback = t.fun
     lam: Lam = pb.fun
     p, E, V = lam.pat, lam.body, t.arg
@@ -850,7 +889,12 @@ def pullback_at_point(t: App, m: Premises) -> Term:
     else:
         image = env.at(E, V)
     ph = direction_pattern(p)
-    out: Term = Dual(Lam(ph, App(Jac(lam, ph), V)), App(pb.form, image))
+    dual = Lam(ph, App(Jac(lam, ph), V))
+    if _stages_to_come(pb.form) >= _NAMED_AFTER and fv(image):  # at an open point
+        w = Var(fresh("omega"))
+        out: Term = App(Lam(w, Dual(dual, w)), App(pb.form, image))
+    else:
+        out = Dual(dual, App(pb.form, image))
     for x, v in reversed(list(zip(names, t.arg.items)) if names else []):
         if x is not None:
             out = App(Lam(x, out), v)

@@ -92,7 +92,9 @@ _ENTRIES = [
     _t("A-lift", "lift a let out of a let",
        [(_let("q", "(" + _let("r", "N", "M") + ")", "L") + f" {_TO} "
          + _let("r", "N", _let("q", "M", "L")),
-         "r α-renamed away from the free variables of L and of the outer let")],
+         "r α-renamed away from the free variables of L and of the outer let; in A-contexts, "
+         "and in the forward phase where q names a dual map's functional (L is "
+         "(λv.S)⋆q, or let u = (λv.S)⋆q in L′: rule pb at an open point)")],
        "reconstruction",
        "A let in a let's bound term moves out: both sides compute N, then M, then L "
        "(associativity of let).",
@@ -108,7 +110,8 @@ _ENTRIES = [
     _t("1", "β_v",
        [(rf"(\lambda q.\,S)\;V {_TO} S[V/q]",
          "V a value; an inert V (a stuck open term such as 3 + d) is substituted only where "
-         "that copies no work, otherwise the let is kept and shared (open call-by-value)")],
+         "that copies no work, otherwise the let is kept and shared (open call-by-value); a "
+         "chain of inert lets (the next let's bound term is inert and reads q) is kept")],
        "faithful + extension",
        "The argument is already a value, so substituting it computes it once however often "
        "q is used.",
@@ -242,11 +245,18 @@ _ENTRIES = [
        [(r"\Omega(\lambda p.\,E)\;\omega\;V " + _TO + " "
          + _dual(r"\lambda\hat{p}.\,(\mathrm{J}(\lambda p.\,E)\cdot\hat{p})\;V",
                  r"(\omega\;E[V/p])"),
-         "E elementary; p̂ the direction pattern of p (every variable x renamed dx)")],
-       "faithful",
+         "E elementary; p̂ the direction pattern of p (every variable x renamed dx)"),
+        (r"\Omega(\lambda p.\,E)\;\omega\;V " + _TO + " "
+         + _let("w", r"\omega\;E[V/p]",
+                _dual(r"\lambda\hat{p}.\,(\mathrm{J}(\lambda p.\,E)\cdot\hat{p})\;V", "w")),
+         "E[V/p] open (a premise's symbolic point) and ω the pullback of the rest of a let "
+         "series, three or more stages still to come: the functional is named, so the "
+         "forward phase is a let series, not a nest of dual maps")],
+       "faithful + extension",
        "(f*ω)(V) = ω(f V) ∘ Jf(V): the functional ω E[V/p] is computed now (the forward "
        "phase), the Jacobian in the map's body once the functional is a value (the reverse "
-       "phase).",
+       "phase). Naming it is β_v: w occurs once. A let the later stages leave at the open "
+       "point then joins the series once, instead of leaving every dual map around it.",
        "pullback reduction", "5.8"),
     # ---- Jacobians of elementary terms ----
     _t("9", "Jacobian of a constant",

@@ -464,9 +464,11 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     if not meets(fv(t), keys):
         return t
     # a wide substitution (every input's direction, say): the free variables of
-    # all its images, once -- a binder that names none of them captures nothing,
-    # and is passed without looking at the images its body receives
-    images = frozenset().union(*(fv(v) for v in m.values())) if len(m) > 4 else None
+    # all its images, once, when the first binder is met -- a binder that names
+    # none of them captures nothing, and is passed without looking at the images
+    # its body receives (a term with no binder never computes it: substituting a
+    # point for a stage's environment pattern is most of them)
+    images = [m, None] if len(m) > 4 else None
     # each shared node once (under the same map): a tangent's DAG is not a tree
     return bottom_up_shared((t, m, keys, images), _subst_open, remake, _subst_key)
 
@@ -491,7 +493,9 @@ def _subst_open(item):
             if not meets(ufv, inner_keys):
                 return None, u
             inner = {k: v for k, v in m.items() if k in inner_keys}
-        if images is None or not images.isdisjoint(names):
+        if images is not None and images[1] is None:
+            images[1] = frozenset().union(*(fv(v) for v in images[0].values()))
+        if images is None or not images[1].isdisjoint(names):
             # rename binders that would capture a free variable of the image
             img_fv = frozenset().union(*(fv(inner[k]) for k in inner_keys & fv(u.body)))
             clash = [n for n in names if n in img_fv]

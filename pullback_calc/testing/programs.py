@@ -45,7 +45,7 @@ from ..syntax.terms import (App, Lam, Tuple, Var, is_let, pattern_vars, remake, 
                             subterms)
 
 __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename", "inline_helpers",
-           "eta_expand_helpers", "add_unused_helpers"]
+           "eta_expand_helpers", "add_unused_helpers", "DerivativeChain", "derivative_chains"]
 
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
@@ -525,6 +525,55 @@ def programs(n: int = 2, depth: int = 3, want=(), m: int = 1) -> st.SearchStrate
                                     min_size=n, max_size=n)))
         return UserProgram(text, n, point, frozenset(b.features), m)
     return go()
+
+
+# ---- derivatives of long helpers: the same program at two lengths ----------------------
+
+#: one stage of a chain: the new intermediate from the previous one ``{a}``, the
+#: derivative's own variable ``{t}`` and the input ``{x}`` (bounded derivatives:
+#: a chain of 32 stages keeps its second derivative within floating point)
+_STAGES = ("sin({a})", "sin({a}) × 0.9 + {t}", "tanh({a} + {x})", "cos({a}) × {t}",
+           "sin({a} × {x})", "exp(sin({a})) × 0.5", "{a} × cos({t})", "tanh({a}) + sin({a})")
+
+#: how the chain's derivative is used: the gradient of a derivative (reverse over
+#: reverse, the premise at a symbolic point), the same under a helper's closure,
+#: or the gradient of a derivative of a derivative
+_WRAPS = ("grad1", "closure", "grad1-twice")
+
+
+@dataclass(frozen=True)
+class DerivativeChain:
+    """``λx. …`` whose value is the derivative, at an input-dependent point, of a
+    let-bound helper that is a chain of stages: ``text(r)`` repeats the drawn
+    stages r times, so a property can compare the cost at length k and 2k."""
+    stages: tuple
+    wrap: str
+    point: float
+
+    def text(self, repeat: int = 1) -> str:
+        lets, prev = [], "t"
+        for i, st_ in enumerate(self.stages * repeat):
+            lets.append(f"let a{i} = {st_.format(a=prev, t='t', x='x')} in")
+            prev = f"a{i}"
+        f = f"(λt. {' '.join(lets)} {prev})"
+        grad1 = "let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in "
+        if self.wrap == "closure":
+            return f"λx. {grad1}let mk = λc. λz. grad1 {f} (z × c) in mk 0.5 x"
+        if self.wrap == "grad1-twice":
+            return f"λx. {grad1}grad1 (grad1 {f}) (x × 0.5)"
+        return f"λx. {grad1}grad1 {f} (x × 0.5)"
+
+
+def derivative_chains(min_k: int = 6, max_k: int = 10) -> st.SearchStrategy[DerivativeChain]:
+    """A derivative of a helper of k stages (``_STAGES``) taken inside the program
+    and differentiated again (``_WRAPS``): the shape whose cost was quadratic in k
+    while every short program was cheap (the forward phase at the symbolic point
+    nested a dual map per stage, papers/calculus.md §5.8)."""
+    return st.builds(DerivativeChain,
+                     st.lists(st.sampled_from(_STAGES), min_size=min_k, max_size=max_k
+                              ).map(tuple),
+                     st.sampled_from(_WRAPS),
+                     st.sampled_from((0.3, -0.7, 0.9, 1.2)))
 
 
 # ---- metamorphic transformations: the same program, written differently -----------------

@@ -143,11 +143,13 @@ def kept_let(t: Term) -> bool:
     would copy."""
     if not (is_let(t) and inert(t.arg)):
         return False
-    pat = t.fun.pat
+    pat, body = t.fun.pat, t.fun.body
     if isinstance(pat, Var):
-        n, under = occurrences(pat.name, t.fun.body)
+        if is_let(body) and inert(body.arg) and pat.name in fv(body.arg):
+            return True  # §5.1: a chain of inert lets stays one
+        n, under = occurrences(pat.name, body)
         return n > 1 or under
-    return bool(fv(t.fun.body) & frozenset(pattern_vars(pat)))
+    return bool(fv(body) & frozenset(pattern_vars(pat)))
 
 
 #: the evaluation positions a kept let is lifted out of (rule lift): not summands or
@@ -157,6 +159,27 @@ LIFT_FRAMES = {"app-fun", "app-arg", "tuple", "proj", "jac-along", "dual-fun", "
 
 
 # ---- redexes (§3.2, §5.9) ----------------------------------------------------------------
+
+
+def names_functional(t: Term) -> bool:
+    """§3.1, §5.8: let w = M in (λq.S)⋆w, or let w = M in let v = (λq.S)⋆w in L -- the
+    let rule pb writes at an open point; a let in its bound position is lifted out."""
+    if not (is_let(t) and isinstance(t.fun.pat, Var)):
+        return False
+    body = t.fun.body
+    if is_let(body):
+        body = body.arg
+    return isinstance(body, Dual) and body.functional == Var(t.fun.pat.name)
+
+
+def pb_contractum(t: Term) -> bool:
+    """§5.8: let x = I in … let w = ω Ē in (λp̂. …)⋆w, rule pb's contractum at an open
+    point: a let series one of whose lets names a functional."""
+    while is_let(t):
+        if names_functional(t):
+            return True
+        t = t.fun.body
+    return False
 
 
 def sum_is_redex(t: Sum) -> bool:
@@ -574,6 +597,8 @@ def decompose(t: Term, path=(), forward: bool = False):
     if isinstance(t, Prim):
         kids = [(("prim", i), a) for i, a in enumerate(t.args)]
     elif isinstance(t, App):
+        if names_functional(t) and pb_contractum(t.arg):  # §3.1: let w = A in (λq.S)⋆w
+            return path, t, {"A-lift"}
         kids = [(("app-fun", 0), t.fun), (("app-arg", 1), t.arg)]
     elif isinstance(t, (Tuple, Sum)):
         kind = "tuple" if isinstance(t, Tuple) else "sum"

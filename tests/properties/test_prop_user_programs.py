@@ -114,6 +114,8 @@ _CHAIN = ("λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in grad1 (λt. let
 @example(UserProgram(_helpers_program(), 1, (-0.7,), frozenset({"grad1", "let-reuse"})))
 @example(UserProgram(_helpers_program("cons_jvp_program.txt"), 1, (0.3,),
                      frozenset({"grad1", "grad1-nested", "list-cons", "map"})))
+@example(UserProgram(_helpers_program("dead_tangent_jvp_program.txt"), 1, (0.3,),
+                     frozenset({"grad1", "function-input", "discarded", "list-cons"})))
 @given(programs(1, depth=2, want=("grad1", "let-reuse")))
 def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     """jvp through derivatives taken inside the program, whose bodies name
@@ -131,14 +133,22 @@ def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     reverse mode inlines them by 8c; 8Jc inlines them too (1,107, §9).  The
     bound stays 5×: the thorough profile then drew a derivative passed as a
     function input whose jvp takes 2,564 steps against a gradient of 575
-    (4.5×), not analysed."""
+    (4.5×).  The bound is 5× the gradient *and the evaluation*: reverse mode
+    does not compute a tangent no later stage reads (papers/calculus.md §3.1),
+    forward mode computes every intermediate's before it knows -- the
+    thorough profile drew (2026-11-29, `tests/data/dead_tangent_jvp_program.txt`)
+    a derivative passed to the derivative of a constant function: its gradient
+    skips the inner derivative's tangent (420 steps, the evaluation 326), its
+    jvp computes it (2,149 steps, 5.1× the gradient, 2.9× the two)."""
     note_features(p)
     t, pt = p.term, list(p.point)
     g = pc.grad(t, pt, max_steps=10 * STEPS, record=False)
     jv = pc.jvp(t, pt, [1.0], max_steps=10 * STEPS, record=False)
     assert close(jv.tangent, g[0])
     assert_oracle_agrees(jv.tangent, lambda: oracle_gradient(t, pt)[0], "tangent")
-    assert jv.steps <= max(2_000, 5 * g.steps), (jv.steps, g.steps)
+    if jv.steps > max(2_000, 5 * g.steps):
+        v = pc.call(t, pt, max_steps=10 * STEPS, record=False)
+        assert jv.steps <= 5 * (g.steps + v.steps), (jv.steps, g.steps, v.steps)
 
 
 _CLOSURE = ("λ⟨x1, x2⟩. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in let mk13 = λa1. let s2 = "

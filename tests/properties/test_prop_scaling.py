@@ -1,0 +1,55 @@
+"""Cost that grows with the program as the program does: a derivative of a
+helper of k stages, taken inside the program and differentiated again
+(``pullback_calc.testing.programs.derivative_chains``), at k and at 2k stages.
+
+Reverse mode costs a constant times the program, so the steps the second k
+stages add are the steps the first k added: measured at k, 2k and 4k stages,
+the increment from 2k to 4k is twice the one from k to 2k for a linear cost
+(whatever its fixed part, and parts that start only past some length), four
+times for a quadratic one.  The gradient of such a program took N(N − 1)/2
+``lift`` steps for N stages until rule pb named the functional at an open point
+(papers/calculus.md §5.8): increments ×2.5 and more from 8 stages of ``sin`` on,
+a growth no program of 4–6 stages shows.  The values are checked against the
+oracle at the longest length.
+"""
+from hypothesis import given
+
+import pullback_calc as pc
+from pullback_calc.semantics import oracle
+from pullback_calc.testing.programs import DerivativeChain, derivative_chains
+
+from common import assert_oracle_agrees
+
+#: the increment of the steps per doubling of the helper: 2 for a linear cost, 4 for a
+#: quadratic one
+GROWTH = 2.3
+
+
+def _steps(c: DerivativeChain, repeat: int, how: str) -> int:
+    t = c.text(repeat)
+    if how == "grad":
+        g = pc.grad(t, [c.point], max_steps=2_000_000, record=False)
+        if repeat == 4:
+            assert_oracle_agrees(g[0], lambda: oracle.jacobian_by_oracle(pc.parse(t),
+                                                                         [c.point])[0][0],
+                                 "gradient")
+        return g.steps
+    j = pc.jvp(t, [c.point], [1.0], max_steps=2_000_000, record=False)
+    return j.steps
+
+
+def _linear(c: DerivativeChain, how: str) -> None:
+    a, b, d = (_steps(c, r, how) for r in (1, 2, 4))
+    assert d - b <= GROWTH * (b - a), (how, a, b, d, round((d - b) / (b - a), 3))
+
+
+@given(derivative_chains())
+def test_the_gradient_of_a_derivative_grows_with_the_helper(c):
+    """grad of a program that differentiates a k-stage helper, at k, 2k, 4k."""
+    _linear(c, "grad")
+
+
+@given(derivative_chains(max_k=8))
+def test_forward_mode_over_a_derivative_grows_with_the_helper(c):
+    """jvp of the same programs."""
+    _linear(c, "jvp")

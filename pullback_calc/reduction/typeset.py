@@ -116,14 +116,17 @@ _ENTRIES = [
        "The argument is already a value, so substituting it computes it once however often "
        "q is used.",
        _ONE_TO_FOUR, "5.1"),
-    _t("lift", "a kept let leaves an inspected position",
-       [(r"K[" + _let("q", "I", "W") + rf"] {_TO} " + _let("q", "I", "K[W]"),
-         "the let was kept by rule 1 (I inert) and K is one frame whose hole a rule inspects "
-         "(either side of an application, an item of a tuple, the argument of a projection, "
-         "the direction of a Jacobian, the functional of a dual map, …); q not free in K")],
+    _t("lift", "kept lets leave an inspected position",
+       [(r"K[" + _let("q_1", "I_1", r"\ldots\ " + _let("q_n", "I_n", "W")) + rf"] {_TO} "
+         + _let("q_1", "I_1", r"\ldots\ " + _let("q_n", "I_n", "K[W]")),
+         "the lets were kept by rule 1 (each Iᵢ inert) and K is one frame whose hole a rule "
+         "inspects (either side of an application, an item of a tuple, the argument of a "
+         "projection, the direction of a Jacobian, the functional of a dual map, …); no qᵢ "
+         "free in K")],
        "extension",
-       "Both sides mean K[W][I/q]: q is not free in K. The value W is then where the rule "
-       "that inspects it can see it.",
+       "Both sides mean K[W][Iₙ/qₙ]…[I₁/q₁]: no qᵢ is free in K. The value W is then where "
+       "the rule that inspects it can see it. The series is a substitution context, moved "
+       "whole (reduction at a distance).",
        None, "8."),
     _t("2", "projection",
        [(rf"\pi_{{i}}\,\langle V_1, \ldots, V_n\rangle {_TO} V_i", "")],

@@ -432,7 +432,7 @@ def test_pb_names_the_functional_at_an_open_point_with_stages_to_come():
     """At an open point, with three or more stages still to come, the functional is
     bound by a let (β_v-equal), and the forward phase is a let series: a let is
     lifted once (rule 5's coefficients, out of the named functional), not once per
-    enclosing dual map (16 / 24 / 40 lifts at 8 / 16 / 32 stages; 28 / 120 / 496
+    enclosing dual map (7 / 15 / 31 lifts at 8 / 16 / 32 stages; 28 / 120 / 496
     before), and the steps are linear in the stages."""
     from pullback_calc.reduction.machine import names_functional
     r = _sin_chain_premise(8)

@@ -218,6 +218,29 @@ def _floated_first_operand(original):
     return broken
 
 
+def _named_map_zero(original):
+    """pb at an open point naming the functional (let w = ω Ē in (λp̂. J·p̂ V)⋆w)
+    with the Jacobian dropped from the map, (λp̂. 𝟎)⋆w: every stage of a long chain
+    at a symbolic point then contributes nothing to a nested derivative."""
+    from ..reduction.machine import names_functional
+    from ..syntax.terms import Dual
+
+    def broken(t, m):
+        out = original(t, m)
+        lets, u = [], out
+        while isinstance(u, App) and isinstance(u.fun, Lam) and not names_functional(u):
+            lets.append(u)
+            u = u.fun.body
+        if not names_functional(u):
+            return out
+        dual = u.fun.body
+        u = App(Lam(u.fun.pat, Dual(Lam(dual.lam.pat, ZERO), dual.functional)), u.arg)
+        for let in reversed(lets):
+            u = App(Lam(let.fun.pat, u), let.arg)
+        return u
+    return broken
+
+
 MUTANTS = {m.name: m for m in [
     Mutant("16c-drop-summand", "16c",
            "rule 16c forgets the derivative in the map: (λq.S[V/p])⋆â only", _drop_last_summand),
@@ -262,6 +285,9 @@ MUTANTS = {m.name: m for m in [
     Mutant("8f-first-operand", "8f",
            "rule 8f binds the operation it floats out of a helper to its first operand "
            "(exp(sin(x)) ↦ sin(x))", _floated_first_operand),
+    Mutant("pb-named-map-zero", "pb",
+           "rule pb, where it names the functional at an open point, drops the Jacobian "
+           "from the map: (λp̂. 𝟎)⋆w", _named_map_zero),
 ]}
 
 

@@ -19,6 +19,7 @@ import test_prop_church_folds as folds
 import test_prop_derivatives as der
 import test_prop_product_rule as prod
 import test_prop_progress as progress
+import test_prop_scaling as scaling
 import test_prop_semantics as sem
 import test_prop_user_programs as user
 
@@ -56,6 +57,10 @@ KILLERS = {
                           folds.test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences),
     # (8f floats a helper's operation over what it captures: users' helpers have them)
     "8f-first-operand": (user.programs(2), user.test_value_and_gradient_reach_the_oracle),
+    # (pb names the functional at a symbolic point with three or more stages to come:
+    # the derivatives of long helpers have them)
+    "pb-named-map-zero": (scaling.derivative_chains(),
+                          scaling.test_the_gradient_of_a_derivative_grows_with_the_helper),
 }
 #: mutants the generated suite does not catch yet (reported, not hidden)
 SURVIVORS: dict = {}

@@ -12,13 +12,17 @@ times for a quadratic one.  The gradient of such a program took N(N − 1)/2
 a growth no program of 4–6 stages shows.  The values are checked against the
 oracle at the longest length.
 """
-from hypothesis import given
+from hypothesis import given, settings
 
 import pullback_calc as pc
 from pullback_calc.semantics import oracle
 from pullback_calc.testing.programs import DerivativeChain, derivative_chains
 
 from common import assert_oracle_agrees
+
+#: each example reduces the program three times, the longest with 4k stages (up to a
+#: second of CPU for a derivative of a derivative): a fifth of the profile's examples
+SOME = max(5, settings.default.max_examples // 5)
 
 #: the increment of the steps per doubling of the helper: 2 for a linear cost, 4 for a
 #: quadratic one
@@ -43,12 +47,14 @@ def _linear(c: DerivativeChain, how: str) -> None:
     assert d - b <= GROWTH * (b - a), (how, a, b, d, round((d - b) / (b - a), 3))
 
 
-@given(derivative_chains())
+@settings(max_examples=SOME)
+@given(derivative_chains(max_k=8))
 def test_the_gradient_of_a_derivative_grows_with_the_helper(c):
     """grad of a program that differentiates a k-stage helper, at k, 2k, 4k."""
     _linear(c, "grad")
 
 
+@settings(max_examples=SOME)
 @given(derivative_chains(max_k=8))
 def test_forward_mode_over_a_derivative_grows_with_the_helper(c):
     """jvp of the same programs."""

@@ -149,11 +149,12 @@ def test_premises_are_clusters_linked_to_their_step():
     assert g.node(links[0].target).key == _alpha(d.start)
     assert g.node(links[1].source).key == _alpha(d.result)
     assert g.dot.count('style="dashed"') >= 2
-    # premises of premises are drawn too (a fold whose folding function depends
-    # on a: 10 of them, some nested)
-    church = "Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1"
+    # premises of premises are drawn too (a list, an input, folded by a function
+    # that depends on a: 11 of them, some nested)
+    church = ("Ω(λ⟨a, l⟩. l (λx. λacc. a × x + acc) 0) (λz. λw. w) "
+              "⟨2, λc. λn. c 1 (c 2 (c 3 n))⟩ ⟨1, λc. λn. n⟩")
     g2 = strategy_graph(pc.reduce(church).trace, term=pc.parse(church))
-    assert g2.info["premises"] == 10 and "(nested: depth 2)" in g2.dot
+    assert g2.info["premises"] == 11 and "(nested: depth 2)" in g2.dot
     assert not strategy_graph(pc.reduce(church).trace, premises=False).info["premises"]
 
 

@@ -90,8 +90,10 @@ def test_a_chain_of_inert_stages_at_an_open_point_falls_back_to_the_forward_prem
     # rule 18 differentiates the Church list's body c 1 (c 2 (c 3 n)) with the nil n
     # free: the partial sums are inert and each feeds the next stage, so the premise
     # runs forward (8J names each once); the folding function's own premise
-    # (a × x + acc: a sum, no inert value mentioned by its Jacobian) is a pullback
-    src = "Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2"
+    # (a × x + acc: a sum, no inert value mentioned by its Jacobian) is a pullback.
+    # (The list applied to its nil too, λc. λn. … is a β-redex of the series since
+    # A-lift takes a closure out of the function position: the output is λn. … here.)
+    src = "Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc)) (λz. λw. w 0) 2"
     r = pc.reduce(src)
     ds = [d for d in premises(r.trace) if d.rule == "18"]
     forward = [d for d in ds if isinstance(d.start, App) and isinstance(d.start.fun, Jac)]

@@ -335,7 +335,8 @@ def test_browser_expands_a_premise(open_page):
 
 def test_browser_nested_premises(open_page):
     # a fold whose folding function depends on a: rules 18 and 19b, nested premises
-    r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
+    r = pc.reduce("Ω(λ⟨a, l⟩. l (λx. λacc. a × x + acc) 0) (λz. λw. w) "
+              "⟨2, λc. λn. c 1 (c 2 (c 3 n))⟩ ⟨1, λc. λn. n⟩")
     doc = trace_data(r.trace)
     S, D, top = doc["S"], doc["D"], doc["top"]
     premises = [s[7] or [] for s in S]  # the premise ids of each step (0: none)
@@ -414,8 +415,8 @@ def test_browser_prints_as_the_text_renderer_does(open_page):
     ``text.context_around`` print in Python."""
     traces = {"sin": pc.jacobian_row("λx. " + "sin(" * 30 + "x" + ")" * 30, [0.7], 0).trace,
               "running": pc.jacobian_row(F, [1.5, 2], 0).trace,
-              "premises": pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc)"
-                                    " 0) (λz. λw. w) 2 1").trace,
+              "premises": pc.reduce("Ω(λ⟨a, l⟩. l (λx. λacc. a × x + acc) 0) (λz. λw. w) "
+                                    "⟨2, λc. λn. c 1 (c 2 (c 3 n))⟩ ⟨1, λc. λn. n⟩").trace,
               "precedence": pc.reduce("(λx. x - (x - 1) × (2 - x) - (x - 3) ^ 2 ^ x) 2").trace}
     for name, trace in traces.items():
         steps = steps_in_page_order(trace)

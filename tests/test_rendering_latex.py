@@ -94,7 +94,8 @@ def test_context_lines_are_typeset_like_the_redex_line():
 
 
 def test_premises():
-    r = pc.reduce("Ω(λa. (λc. λn. c 1 (c 2 (c 3 n))) (λx. λacc. a × x + acc) 0) (λz. λw. w) 2 1")
+    r = pc.reduce("Ω(λ⟨a, l⟩. l (λx. λacc. a × x + acc) 0) (λz. λw. w) "
+              "⟨2, λc. λn. c 1 (c 2 (c 3 n))⟩ ⟨1, λc. λn. n⟩")
     s = trace_to_latex(r.trace)
     assert r"$\vdash$ premise (19b)" in s and r"\Downarrow" in s
     assert trace_to_latex(r.trace, premises=False).count(r"\vdash") == 0

@@ -107,8 +107,17 @@ CASES = [
     ("8Jc", "(J(λx. let c = sin(0) in let y = x × c in y)·1) 2",
      "let c = sin(0) in (J(λx. let y = x × c in y)·1) 2", "0"),
     # 8f: a helper's computation that reads none of its own binders floats out of it
-    ("8f", "Ω(λx. let h = λs. ⟨exp(sin(x)), s⟩ in let y = h 1 in y) ω",
-     "Ω(λx. let c_1 = exp(sin(x)) in let h = λs. ⟨c_1, s⟩ in let y = h 1 in y) ω", None),
+    # (h passed on, not only called: a helper used only by calls is moved to them, 8c)
+    ("8f", "Ω(λx. let h = λs. ⟨exp(sin(x)), s⟩ in let y = g h in y) ω",
+     "Ω(λx. let c_1 = exp(sin(x)) in let h = λs. ⟨c_1, s⟩ in let y = g h in y) ω", None),
+    # 8c: a helper that calls no unknown function, used only by calls of the
+    # series, is moved to each call (β_v copies the helper, not work)
+    ("8c", "Ω(λx. let h = λs. s × x in let y = h 1 in let z = h y in z) ω",
+     "Ω(λx. let y = let s = 1 in s × x in let z = let s = y in s × x in z) ω",
+     "Ω(λx. ⟨x, 1 × x⟩) (Ω(λ⟨x, y⟩. y × x) ω)"),
+    # A-lift out of the function position, when the let ends in a closure builder
+    ("A-lift", "Ω(λx. (let y = x × x in λl. ⟨y, l⟩) 1) ω",
+     "let y = x × x in let l = 1 in ⟨y, l⟩", "Ω(λx. ⟨x, x × x⟩) (Ω(λ⟨x, y⟩. ⟨y, 1⟩) ω)"),
     ("8h", "Ω(λx. let c = sin(0) in let y = x × c in y) ω",
      "let c = sin(0) in Ω(λx. let y = x × c in y) ω", "Ω(λx. x × 0) ω"),
     ("8J", "(J(λx. let y = sin(x) in let z = cos(y) in z)·1) 2",

@@ -51,14 +51,31 @@ def test_tape_without_a_point_is_the_let_series():
 def test_higher_order_and_tuple_patterns():
     fold = "λ⟨i, a, b, c⟩. let l = λf. λd. f a (f b (f c d)) in l (λx. λacc. x × acc) i"
     t = tape(fold, at=[1, 2, 3, 4])
-    # rule 8c substitutes the list (an abstraction used once) and then the folding
-    # function into it: the series is the unrolled fold, one closure per element
-    assert [e.operation for e in t.entries] == ["lambda", "copy", "lambda", "copy", "lambda",
-                                                "apply", "apply", "apply"]
+    # rule 8c substitutes the list (an abstraction used once), then copies the folding
+    # function to its three calls: the series is the unrolled fold, the products and
+    # the copies of the accumulator, which are no stages (no value, no adjoint)
+    assert [e.operation for e in t.entries] == ["mul", "copy", "mul", "copy", "mul"]
     assert num(t.entries[-1].value) == 24.0
     assert [num(e.adjoint) for e in t.inputs] == [24.0, 12.0, 8.0, 6.0]
-    assert pc.pretty(t.entries[0].value) == "λacc. 2 × acc"
-    assert pc.pretty(t.entries[0].adjoint) == "dapp_3 12"
+    assert [num(e.value) if e.value is not None else None for e in t.entries] == \
+        [4.0, None, 12.0, None, 24.0]
+    # each product's adjoint is the product of the factors after it: a, a × b
+    assert [num(e.adjoint) if e.adjoint is not None else None for e in t.entries] == \
+        [6.0, None, 2.0, None, 1.0]
+
+
+def test_a_copy_has_no_adjoint_and_shifts_none():
+    """A copy (rule 8c substitutes it) is no stage: the tape read the covector of
+    stage k for the k-th let, so after a copy every adjoint was the entry's
+    before it -- the copy showed sin_1's, and sin_1 none."""
+    t = tape("λ⟨x, y⟩. let a = x × y in let b = a in sin(b) × a", at=[1, 2])
+    got = {e.name: (pc.pretty(e.adjoint) if e.adjoint is not None else None) for e in t.entries}
+    assert got["b"] is None
+    assert num(t.entries[2].adjoint) == 2.0  # d(sin_1 × a)/d sin_1 = a
+    assert num(t.entries[0].adjoint) == pytest.approx(math.cos(2) * 2 + math.sin(2))
+
+
+def test_tuple_patterns():
     t2 = tape("λ⟨x, y⟩. let ⟨a, b⟩ = ⟨x × y, sin(x)⟩ in a × b", at=[0.5, 2])
     pair = t2.entries[2]
     assert pair.name == "⟨a, b⟩"

@@ -23,9 +23,10 @@ from typing import Optional
 
 from ..deep import bottom_up_shared
 from ..syntax.subst import fv, rename_apart
-from ..syntax.terms import (ANF, ELEM, ELEM_K, FRESH, TREE, TREE_K, App, Dual, Jac, Lam, Num,
-                            Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, fresh, is_let,
-                            remake)
+from ..syntax.terms import (ANF, CALLS, COMPUTES, COMPUTES_K, ELEM, ELEM_K, FRESH, TREE,
+                            TREE_K, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
+                            Tuple, Var, Zero, fresh, is_let, pattern_vars, remake,
+                            subterm_kids)
 
 
 def is_atom(t: Term) -> bool:
@@ -66,14 +67,25 @@ def _is_elementary(t: Term) -> bool:
 
 
 def is_let_series(t: Term) -> bool:
-    """let q₁ = E₁ in … let x = Eₙ in x (iterative: series can be long)."""
+    """let q₁ = E₁ in … let x = Eₙ in x (iterative: series can be long).
+
+    Every let of a series found so is marked A-normal (a suffix of a series is
+    one), and the walk stops at a let so marked: a rule that rebuilds the top
+    of a long series (8c substituting into it) has only the new part walked."""
+    seen = []
     while True:
         if not isinstance(t, App) or not isinstance(t.fun, Lam) or not is_elementary(t.arg):
             return False  # (not a let)
+        if t._flags & ANF:
+            break
+        seen.append(t)
         body, pat = t.fun.body, t.fun.pat
         if isinstance(body, Var) and isinstance(pat, Var) and body.name == pat.name:
-            return True
+            break
         t = body
+    for u in seen:
+        u._flags |= ANF
+    return True
 
 
 def is_a_normal(body: Term) -> bool:
@@ -84,6 +96,48 @@ def is_a_normal(body: Term) -> bool:
     if r:
         body._flags |= ANF
     return r
+
+
+def computes(lam: Lam) -> bool:
+    """Does lam's body compute with its free variables: call a primitive on
+    them, or apply one (a function it does not know)?  If not, it only
+    builds or passes closures over them (a Church list, a partial cons).
+
+    The answer is kept on the node: a list's closures nest (each inlined one
+    holds the one before), and an inner λ that does not compute with its own
+    free variables -- a superset of what the outer one asks about there --
+    is not walked again, so each check costs the new closure, not the list."""
+    f = lam._flags
+    if not f & COMPUTES_K:
+        _classify(lam)
+    return bool(lam._flags & COMPUTES)
+
+
+def calls_unknown(lam: Lam) -> bool:
+    """Does lam's body apply one of its free variables (a function it does not
+    know)?  (A part of ``computes``, kept on the node with it.)"""
+    if not lam._flags & COMPUTES_K:
+        _classify(lam)
+    return bool(lam._flags & CALLS)
+
+
+def _classify(lam: Lam) -> None:
+    out = calls = False
+    stack = [(lam.body, fv(lam))]
+    while stack:
+        u, names = stack.pop()  # names: lam's free variables not shadowed at u
+        if isinstance(u, Prim):
+            out = True
+        elif isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name in names:
+            out = calls = True
+            break
+        if isinstance(u, Lam):
+            if u._flags & COMPUTES_K and not u._flags & (COMPUTES | CALLS):
+                continue  # computes with none of its free variables, so with none of ours
+            names = names - frozenset(pattern_vars(u.pat))
+        # (a closed part, like sum's λx. λacc. x + acc inlined by 8c, is a constant)
+        stack.extend((c, names) for c in subterm_kids(u) if not names.isdisjoint(fv(c)))
+    lam._flags |= COMPUTES_K | (COMPUTES if out else 0) | (CALLS if calls else 0)
 
 
 # ---- the operands A-name may name, in evaluation order ---------------------------
@@ -231,16 +285,48 @@ def _replace_node(t: Term, node: Term, x: Var) -> Term:
 
 
 def a_lift(t: Term) -> Term:
-    """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L."""
+    """A-lift: let q = (let r = N in M) in L → let r = N in let q = M in L,
+    and, in function position, (let r = N in M) a → let r = N in M a.
+
+    The second floats a let out of the function of an application instead of
+    naming the function (A-name): call by value evaluates the function, N
+    then M, before the argument either way.  A helper inlined with an
+    argument that is no value, ``(λx. λl. B) (x × x)``, is such a let; named,
+    its λ became a variable applied to the next argument, and the argument,
+    bound earlier in the series, an operand that rule 8c cannot move; lifted,
+    ``M a`` is the β-redex ``let l = a in B`` of the series."""
+    assert isinstance(t, App)
+    if not is_let(t):  # (let r = N in M) a
+        head = t.fun
+        assert isinstance(head, App) and isinstance(head.fun, Lam)
+        f = head.fun
+        if f._flags & FRESH:
+            r, m = f.pat, f.body
+        else:
+            r, m = rename_apart(f.pat, f.body, fv(t.arg))
+        return App(Lam(r, App(m, t.arg, t.pos)), head.arg, t.pos)
     # (the A-redex a_redex found: lets, one bound to the other; no check at each step)
-    outer: Lam = t.fun  # type: ignore[attr-defined]
-    inner: App = t.arg  # type: ignore[attr-defined]
+    outer: Lam = t.fun  # type: ignore[assignment]
+    inner: App = t.arg  # type: ignore[assignment]
     lam: Lam = inner.fun  # type: ignore[assignment]
     if lam._flags & FRESH:
         r, m = lam.pat, lam.body
     else:  # a let the user wrote: r must not capture a free variable of L
         r, m = rename_apart(lam.pat, lam.body, fv(outer.body))
     return App(Lam(r, App(Lam(outer.pat, outer.body, outer.ann), m)), inner.arg, t.pos)
+
+
+def _head_closure(t: Term) -> bool:
+    """Is t a let (series) ending in an abstraction that does not compute
+    (``computes``): a closure builder, like a helper applied to a first
+    argument that is no value?  Lifted out of the function position, the
+    application is a β-redex of the series.  A function that computes is
+    named (A-name) and stays one stage, as a let-bound helper does."""
+    if not is_let(t):
+        return False
+    while is_let(t):
+        t = t.fun.body  # type: ignore[attr-defined]
+    return isinstance(t, Lam) and not computes(t)
 
 
 def a_tail(t: Term) -> Term:
@@ -258,6 +344,8 @@ def a_redex(t: Term, position: str, bound_var: Optional[str]) -> Optional[str]:
     """
     if is_let(t):
         return "A-lift" if is_let(t.arg) else None  # type: ignore[attr-defined]  # (an App)
+    if isinstance(t, App) and _head_closure(t.fun):
+        return "A-lift"  # (let r = N in M) a
     if is_elementary(t):
         if position == "tail" and not (isinstance(t, Var) and t.name == bound_var):
             return "A-tail"

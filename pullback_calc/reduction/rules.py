@@ -10,16 +10,17 @@ P a value (the direction), ā = a[V/p], â = a[P/p].
 from __future__ import annotations
 
 import math
+import os as _os
 from typing import Callable, NamedTuple, Optional, Protocol
 
-from ..areduction.anf import (A_RULES, is_atom, is_elementary, is_let_series, operands,
-                              replace_operand)
+from ..areduction.anf import (A_RULES, calls_unknown, computes, is_atom, is_elementary,
+                              is_let_series, operands, replace_operand)
 from ..deep import bottom_up
 from ..errors import ReductionError
 from ..syntax import prims
 from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
-from ..syntax.terms import (ANF, COMPUTES, COMPUTES_K, DEAD, DEAD_K, GROUND, GROUND_K, NF,
+from ..syntax.terms import (ANF, DEAD, DEAD_K, GROUND, GROUND_K, NF,
                             SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
                             Tuple, Var, Zero, ZERO, binds, direction_pattern, formal_sum, fresh,
                             is_let, pattern_vars, remake, subterm_kids)
@@ -582,11 +583,14 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
 def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     """(8c) Ω(λp. let q = V in L) ω → Ω(λp. L[V/q]) ω  when V is a closed
     abstraction or a numeral -- a constant (an atom of A-normal forms) -- or
-    a value used once (``inlined_once``): β_v under the λ.  β_v of a value
-    copies no work: a constant costs nothing to copy, and a value bound to a
-    variable that occurs at most once in L, wherever, is moved, not copied
-    (it is a value: nothing of it is evaluated before it is used); and a
-    value that only dead code reads (``dead_let``) is dropped.  Rule 8
+    a value used once (``inlined_once``), or a helper used only by calls
+    (``inlined_at_calls``): β_v under the λ.  β_v of a value copies no work: a
+    constant costs nothing to copy, a value bound to a variable that occurs
+    at most once in L, wherever, is moved, not copied (it is a value: nothing
+    of it is evaluated before it is used), a helper copied to its calls is
+    evaluated by each call as the program evaluates it; and a value that only
+    dead code reads (``dead_let``) is dropped.  A run of constants and
+    aliases at the top of L is substituted with the first, in one walk.  Rule 8
     would make q a coordinate of the environment, and reverse mode would
     compute its adjoint -- the derivative of everything after it along the
     direction dq, e.g. of a whole fold along the folding function, or along
@@ -596,8 +600,31 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     (papers/calculus.md §9, church-cons)."""
     lam = t.fun
     let_ = lam.body
-    body = subst(let_.fun.body, bind_pattern(let_.fun.pat, let_.arg))
-    return Pullback(Lam(lam.pat, body, lam.ann), t.form)
+    images = bind_pattern(let_.fun.pat, let_.arg)
+    rest = let_.fun.body
+    if _constant_let(let_):
+        # a run of constants and aliases is substituted at once: each is always
+        # substituted, a constant is closed and an alias names a variable bound
+        # before it (its image, if the run binds it), so no other's substitution
+        # changes the decision; one walk of the series reaches all their uses
+        # (one by one, each walked to its far use: quadratic in the run).  A name
+        # the run binds again takes its new image: the lets between, all of the
+        # run, have read the old one already.
+        while is_let(rest) and _constant_let(rest):
+            v = rest.arg
+            images[rest.fun.pat.name] = images.get(v.name, v) if isinstance(v, Var) else v
+            rest = rest.fun.body
+    body = subst(rest, images)
+    out = Lam(lam.pat, body, lam.ann)
+    out._flags |= lam._flags & SPINE  # (β_v binds no name: the spine stays unique)
+    return Pullback(out, t.form)
+
+
+def _constant_let(let_: App) -> bool:
+    """let x = V with V a closed abstraction or a numeral (rule 8c's constants), or
+    a variable (an alias: a variable for a variable copies nothing)."""
+    return isinstance(let_.fun.pat, Var) and (
+        isinstance(let_.arg, Var) or isinstance(let_.arg, (Lam, Num)) and not fv(let_.arg))
 
 
 @rule("8h")
@@ -750,24 +777,58 @@ def dead_let(let_: App) -> bool:
     stage, which no covector reads (four helpers that use each other and are
     never called: 6 steps to evaluate, 163 for the gradient; 13 now).
 
-    One pass up the series from its end answers for every let of it (the live
-    variables: those of the body, then, going up, those of each live let's
-    value), kept on the nodes; a spine that 8c rebuilt is asked again."""
-    if not let_._flags & DEAD_K:
-        spine = []
-        t: Term = let_
-        while is_let(t):
-            spine.append(t)
-            t = t.fun.body
-        live = set(fv(t))
-        for u in reversed(spine):
-            names = pattern_vars(u.fun.pat)
-            dead = isinstance(u.arg, _VALUES) and not any(n in live for n in names)
-            live.difference_update(names)
-            if not dead:
-                live.update(fv(u.arg))
-            u._flags |= (DEAD_K | DEAD) if dead else DEAD_K
+    Asked of a let, it walks the series only as far as q is read: a reader
+    that is no value, or the series' end, makes q live at once; a reader that
+    is a value is asked in turn (the answer kept on its node).  A whole pass
+    of the series at each let (as this once did) was quadratic where 8c
+    rebuilds the top of a long series at every step (church-foldl)."""
+    if let_._flags & DEAD_K:
+        return bool(let_._flags & DEAD)
+    # depth-first over the value lets that read q (a let series has no cycle)
+    stack: list = [let_]
+    while stack:
+        u = stack[-1]
+        if u._flags & DEAD_K:
+            stack.pop()
+            continue
+        pending = _value_readers_pending(u)
+        if pending is None:  # read where it is live
+            u._flags |= DEAD_K
+            stack.pop()
+        elif pending:
+            stack.extend(pending)
+        else:  # every reader decided, and dead
+            u._flags |= DEAD_K | DEAD
+            stack.pop()
     return bool(let_._flags & DEAD)
+
+
+def _value_readers_pending(u: App) -> Optional[list]:
+    """For let q = E in L: None if E is no value or a live part of L reads q
+    (the series' end, a let that is no value, or a value let known live);
+    otherwise the value lets reading q whose answer is not known yet."""
+    if not isinstance(u.arg, _VALUES):
+        return None
+    names = set(pattern_vars(u.fun.pat))
+    pending = []
+    t: Term = u.fun.body
+    while names and is_let(t):
+        if any(n in fv(t) for n in names):
+            if any(n in fv(t.arg) for n in names):
+                if not isinstance(t.arg, _VALUES):
+                    return None
+                if t._flags & DEAD_K:
+                    if not t._flags & DEAD:
+                        return None
+                else:
+                    pending.append(t)
+            names.difference_update(pattern_vars(t.fun.pat))
+            t = t.fun.body
+        else:
+            return pending
+    if any(n in fv(t) for n in names):
+        return None
+    return pending
 
 
 _VALUES = (Lam, Num, Var, Zero)
@@ -775,7 +836,7 @@ _VALUES = (Lam, Num, Var, Zero)
 
 def inlined_once(let_: App) -> bool:
     """Does 8c substitute let q = V in L although V is open?  When V is a
-    variable, or an abstraction that does not compute (``_computes``), q
+    variable, or an abstraction that does not compute (``computes``), q
     occurs at most once in L -- under an abstraction too -- and that
     occurrence is not an operand A-name would bind again (a variable may be
     anywhere; an abstraction under a λ or at the head of an application of
@@ -785,7 +846,8 @@ def inlined_once(let_: App) -> bool:
     one that calls a function it does not know (a coordinate) would turn
     each call into a stage differentiated on its own -- along a constant
     argument too -- where rule 18 takes the whole body in one premise
-    (``ho_list_dot`` 139 → 305 steps, church-numeral 921 → 1,010 at k = 8);
+    (``ho_list_dot`` 139 → 305 steps; one that calls only known code and is
+    used only by calls is copied to them, ``inlined_at_calls``);
     and one that calls a primitive,
     moved into a closure applied many times, a coordinate, has its
     computation repeated by rule 5's premise at every application
@@ -793,7 +855,7 @@ def inlined_once(let_: App) -> bool:
     40, against 710 / 1,370 / 2,690)."""
     V, q = let_.arg, let_.fun.pat
     if not isinstance(q, Var) or not (isinstance(V, Var) or
-                                      isinstance(V, Lam) and not _computes(V)):
+                                      isinstance(V, Lam) and not computes(V)):
         return False
     x = q.name
     t = let_.fun.body
@@ -811,6 +873,74 @@ def inlined_once(let_: App) -> bool:
     return x not in fv(t)
 
 
+def inlined_at_calls(let_: App) -> bool:
+    """Does 8c substitute let q = V in L, V an abstraction that applies none of
+    its free variables (``calls_unknown``) or a variable, because every use of
+    q is a call: a let of the series applying q (``let r = q a``), an alias
+    ``let r = q`` whose r is so used, or a call in the body of an abstraction
+    bound by a let of the series that is so used in turn (``λa. q (q a)``, a
+    Church numeral applied to q), not under a further λ?  β_v at each call
+    copies the abstraction, not work: each call is evaluated once, in the
+    series, as the program evaluates it.  The calls become stages of the
+    series, where a coordinate q made each one a D-eval premise that reads
+    its argument whole -- the tail of a Church list the numeral builds, whose
+    fold each premise then computed again (quadratic: church-numeral)."""
+    V, q = let_.arg, let_.fun.pat
+    if not isinstance(q, Var) or not (isinstance(V, Var) or
+                                      isinstance(V, Lam) and not calls_unknown(V)):
+        return False
+    return _calls_only(q.name, let_.fun.body)
+
+
+def _calls_only(x: str, t: Term) -> bool:
+    """Is every use of x in the series t a call (``inlined_at_calls``)?"""
+    while is_let(t) and x in fv(t):
+        E = t.arg
+        if x in fv(E):
+            r = t.fun.pat
+            if isinstance(E, Var):
+                if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body):
+                    return False
+            elif isinstance(E, Lam):
+                if not isinstance(r, Var) or not _direct_calls(x, E) \
+                        or not _calls_only(r.name, t.fun.body):
+                    return False
+            elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
+                      and x not in fv(E.arg)):
+                return False
+        if x in pattern_vars(t.fun.pat):
+            return True
+        t = t.fun.body
+    return x not in fv(t)
+
+
+def _direct_calls(x: str, lam: Lam) -> bool:
+    """Is every free occurrence of x in lam's body the function of an
+    application outside any abstraction of the body but the lets' (x (x a))
+    and lam's own curried binders (λf. λd. x f d)?"""
+    body = lam.body
+    while isinstance(body, Lam):
+        if x in pattern_vars(body.pat):
+            return True
+        body = body.body
+    stack = [body]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, App):
+            if isinstance(u.fun, Var) and u.fun.name == x:
+                if x in fv(u.arg):
+                    stack.append(u.arg)
+                continue
+            if is_let(u):  # let p = E in B: B is evaluated when the let is
+                stack.extend(c for c in (u.fun.body, u.arg) if x in fv(c)
+                             and not (c is u.fun.body and x in pattern_vars(u.fun.pat)))
+                continue
+        if isinstance(u, (Var, Lam)):
+            return False  # (reached only where x occurs: a use that is no direct call)
+        stack.extend(c for c in subterm_kids(u) if x in fv(c))
+    return True
+
+
 def _occurrences(x: str, t: Term, limit: int = 2) -> int:
     """The free occurrences of x in t, under abstractions too, counted up to limit."""
     n, stack = 0, [t]
@@ -825,34 +955,6 @@ def _occurrences(x: str, t: Term, limit: int = 2) -> int:
     return n
 
 
-def _computes(lam: Lam) -> bool:
-    """Does lam's body compute with its free variables: call a primitive on
-    them, or apply one (a function it does not know)?  If not, it only
-    builds or passes closures over them (a Church list, a partial cons).
-
-    The answer is kept on the node: a list's closures nest (each inlined one
-    holds the one before), and an inner λ that does not compute with its own
-    free variables -- a superset of what the outer one asks about there --
-    is not walked again, so each check costs the new closure, not the list."""
-    f = lam._flags
-    if f & COMPUTES_K:
-        return bool(f & COMPUTES)
-    out = False
-    stack = [(lam.body, fv(lam))]
-    while stack:
-        u, names = stack.pop()  # names: lam's free variables not shadowed at u
-        if isinstance(u, Prim) or \
-                isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name in names:
-            out = True
-            break
-        if isinstance(u, Lam):
-            if u._flags & COMPUTES_K and not u._flags & COMPUTES:
-                continue  # computes with none of its free variables, so with none of ours
-            names = names - frozenset(pattern_vars(u.pat))
-        # (a closed part, like sum's λx. λacc. x + acc inlined by 8c, is a constant)
-        stack.extend((c, names) for c in subterm_kids(u) if not names.isdisjoint(fv(c)))
-    lam._flags |= COMPUTES_K | (COMPUTES if out else 0)
-    return out
 
 
 #: pb names the functional at an open point when this many stages are still to come:
@@ -1639,7 +1741,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
-        if isinstance(b.arg, (Lam, Num)) and not fv(b.arg) or inlined_once(b) or dead_let(b):
+        if _constant_let(b) or inlined_once(b) or dead_let(b) \
+                or (not _os.environ.get("NOCALLS") and inlined_at_calls(b)):
             return "8c"
         if isinstance(b.arg, Lam) and _floatable(b.arg) is not None:
             return "8f"

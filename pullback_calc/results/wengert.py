@@ -219,6 +219,31 @@ def _stage_covectors(trace: list) -> dict:
     return out
 
 
+def _introductions(trace: list) -> dict:
+    """{variable: (leaves of the first environment that holds it, its direction)}
+    from the forward phase's pb steps: the environment pattern p of Ω(λp.E) and the
+    direction pattern p̂ of its map, leaf by leaf.  A let that rule 8c substituted
+    (a copy, a helper, a constant) or 8h computed outside is in no environment: it
+    has no adjoint of its own."""
+    out: dict = {}
+    for s in trace:
+        if s.phase == "reverse":
+            break
+        r, c = s.redex, s.contractum
+        if s.rule != "pb" or not isinstance(r, App) or not isinstance(r.fun, Pullback) \
+                or not isinstance(r.fun.fun, Lam):
+            continue
+        while isinstance(c, App) and isinstance(c.fun, Lam):  # (a named functional)
+            c = c.fun.body
+        if not isinstance(c, Dual):
+            continue
+        xs, ds = pattern_vars(r.fun.fun.pat), pattern_vars(c.lam.pat)
+        if len(xs) == len(ds):
+            for x, d in zip(xs, ds):
+                out.setdefault(x, (len(xs), d))
+    return out
+
+
 def _adjoint(direction: str, covector: Term) -> Term:
     """The part of a covector on the direction ``direction``: its coefficient
     when the variable occurs alone, else the sum of the atoms mentioning it."""
@@ -282,15 +307,17 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
         for i, x in enumerate(in_names):
             adjoints[x] = (_adjoint(final_dirs[i], r.covector) if final_dirs
                            else Num(0.0) if isinstance(r.covector, Zero) else None)
-        end = len(in_names)
+        introduced = _introductions(trace)
         for q, _ in lets[:-1]:
-            qs = pattern_vars(q)
-            end += len(qs)
-            stage = stages.get(end)
-            for j, x in enumerate(qs):
-                if stage is not None:
-                    dirs, cov = stage
-                    adjoints[x] = _adjoint(dirs[end - len(qs) + j], cov)
+            for x in pattern_vars(q):
+                got = introduced.get(x)
+                if got is None:
+                    continue
+                leaves, direction = got
+                stage = stages.get(leaves)
+                if stage is not None and direction in stage[0]:
+                    adjoints[x] = _adjoint(direction, stage[1])
+                # (else x was no coordinate: 8c substituted it, 8h computed it outside)
 
     def gather(q: Term, table: dict) -> Optional[Term]:
         """The entry of a pattern: a variable's, or the tuple of its leaves'."""

@@ -45,7 +45,8 @@ from ..syntax.terms import (App, Lam, Tuple, Var, is_let, pattern_vars, remake, 
                             subterms)
 
 __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename", "inline_helpers",
-           "eta_expand_helpers", "add_unused_helpers", "DerivativeChain", "derivative_chains"]
+           "eta_expand_helpers", "add_unused_helpers", "DerivativeChain", "derivative_chains",
+           "ChurchBuild", "church_builds"]
 
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
@@ -574,6 +575,56 @@ def derivative_chains(min_k: int = 6, max_k: int = 10) -> st.SearchStrategy[Deri
                               ).map(tuple),
                      st.sampled_from(_WRAPS),
                      st.sampled_from((0.3, -0.7, 0.9, 1.2)))
+
+
+#: how a Church list of k elements is built: written out, by a let-bound ``cons``, by a
+#: Church numeral iterating a cons closure, or by a helper consing twice per call
+_BUILDERS = ("literal", "cons", "numeral", "numeral-helper")
+#: how it is consumed (each bounded, whatever k)
+_CONSUMERS = {
+    "sum": "sum {l}",
+    "map": "sum (map (λe. e × 0.5) {l})",
+    "foldr": "{l} (λe. λacc. e + 0.5 × acc) 0",
+    "foldl": "{l} (λe. λk. λacc. k (0.5 × acc + e)) (λacc. acc) 0",
+}
+#: the element, a function of the input x
+_ELEMENTS = ("x × x", "sin(x)", "x", "exp(0.1 × x) × x")
+
+
+@dataclass(frozen=True)
+class ChurchBuild:
+    """``λx. …``: a Church list of k copies of an element computed from x, built
+    one of ``_BUILDERS``' ways and consumed one of ``_CONSUMERS``' ways:
+    ``text(k)`` at any k, so that a property can compare the cost at k, 2k, 4k."""
+    builder: str
+    consumer: str
+    element: str
+    point: float
+
+    def text(self, k: int) -> str:
+        used = ("nil", "cons") + {"sum": ("sum",), "map": ("sum", "map")}.get(self.consumer, ())
+        lib = " ".join(f"let {n} = {LIST_LIBRARY[n]} in" for n in used)
+        e = f"({self.element})"
+        if self.builder == "literal":
+            lst = "(λf. λd. " + f"f {e} (" * k + "d" + ")" * k + ")"
+        elif self.builder == "cons":
+            lst = "(" + f"cons {e} (" * k + "nil" + ")" * k + ")"
+        elif self.builder == "numeral":
+            lst = f"((λf. λa. {'f (' * k}a{')' * k}) (λl. cons {e} l) nil)"
+        else:  # a helper of two conses, iterated k/2 times (k even) by a numeral
+            n = max(1, k // 2)
+            lst = (f"(let two = λl. cons {e} (cons {e} l) in "
+                   f"(λf. λa. {'f (' * n}a{')' * n}) two nil)")
+        return f"λx. {lib} {_CONSUMERS[self.consumer].format(l=lst)}"
+
+
+def church_builds() -> st.SearchStrategy[ChurchBuild]:
+    """Church lists of the program's own length built from the input (``ChurchBuild``):
+    the shape whose gradient was quadratic in k (a Church numeral iterating a cons
+    closure: every D-eval premise read the tail whole, and its fold was computed
+    again) while every short list was cheap."""
+    return st.builds(ChurchBuild, st.sampled_from(_BUILDERS), st.sampled_from(tuple(_CONSUMERS)),
+                     st.sampled_from(_ELEMENTS), st.sampled_from((0.3, -0.7, 0.9, 1.2)))
 
 
 # ---- metamorphic transformations: the same program, written differently -----------------

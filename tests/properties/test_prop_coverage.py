@@ -55,10 +55,11 @@ SWEEP = [
         "Ω(λx. (λg. λz0. λl. l (λx. λk. λacc. k (g acc x)) (λacc. acc) z0) "
         "(λacc. λc. acc × x + c) 0 (λc. λn. " + "".join(f"c ({v}) (" for v in xs) + "n"
         + ")" * len(xs) + ")) (λz. λw. w) 0.5 1")),
-    # 8f: a let-bound helper that computes with the variable it captures
+    # 8f: a let-bound helper that computes with the variable it captures, passed on
+    # (a helper used only by calls is copied to them by 8c)
     st.tuples(st.sampled_from(("sin(x)", "cos(x)", "exp(tanh(x))", "sin(x) × 2")),
               st.integers(-3, 3)).map(lambda fk: pc.parse(
-                  f"Ω(λx. let h = λs. {fk[0]} × s in h {fk[1]}) (λz. λw. w) 0.5 1")),
+                  f"Ω(λx. let h = λs. {fk[0]} × s in π1 ⟨h, 0⟩ ({fk[1]})) (λz. λw. w) 0.5 1")),
 ]
 EXAMPLES_PER_GENERATOR = 150
 

@@ -359,7 +359,8 @@ def node_rules(t: Term, forward: bool = False) -> set:
             b = t.fun.body
             out.add("7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
-                    or moved_once(b) or dead_value(b) else
+                    or isinstance(b.arg, Var) and isinstance(b.fun.pat, Var)
+                    or moved_once(b) or dead_value(b) or used_by_calls(b) else
                     "8f" if isinstance(b.arg, Lam) and floats_out(b.arg) else
                     "8h" if defined_operation(b.arg) else "8")
     return out
@@ -466,6 +467,74 @@ def _computes_with(lam: Lam) -> bool:
             names = names - set(pattern_vars(u.pat))
         return any(go(c, names) for c in u.children())
     return go(lam.body, free)
+
+
+def _applies_free(lam: Lam) -> bool:
+    """Does lam's body apply a variable free in lam (not shadowed there)?"""
+    free = {n for n in _names(lam) if _free_count(n, lam)}
+
+    def go(u, names) -> bool:
+        if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name in names:
+            return True
+        if isinstance(u, Lam):
+            names = names - set(pattern_vars(u.pat))
+        return any(go(c, names) for c in u.children())
+    return go(lam.body, free)
+
+
+def used_by_calls(let_) -> bool:
+    """8c's helper copied to its calls, restated from §5.7 (independently of
+    rules.inlined_at_calls): V a variable, or an abstraction that applies none of
+    its free variables; every use of q in the rest of the series, until a let
+    binds it again, is a let applying it (``let r = q a``, q not in a), an alias
+    ``let r = q`` whose r is so used, or a call in the body of an abstraction bound
+    by a let -- past its own curried binders, not under a further λ but a let's
+    -- whose variable is so used in turn."""
+    V, q = let_.arg, let_.fun.pat
+    if not isinstance(q, Var) or not (isinstance(V, Var) or
+                                      isinstance(V, Lam) and not _applies_free(V)):
+        return False
+    return _only_called(q.name, let_.fun.body)
+
+
+def _only_called(x: str, t: Term) -> bool:
+    while is_let(t):
+        E, r = t.arg, t.fun.pat
+        if _free_count(x, E):
+            if isinstance(E, Var):
+                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body)):
+                    return False
+            elif isinstance(E, Lam):
+                if not (isinstance(r, Var) and _calls_in_body(x, E)
+                        and _only_called(r.name, t.fun.body)):
+                    return False
+            elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
+                      and not _free_count(x, E.arg)):
+                return False
+        if x in pattern_vars(t.fun.pat):
+            return True
+        t = t.fun.body
+    return not _free_count(x, t)
+
+
+def _calls_in_body(x: str, lam: Lam) -> bool:
+    body = lam.body
+    while isinstance(body, Lam):  # (the abstraction's own curried binders)
+        if x in pattern_vars(body.pat):
+            return True
+        body = body.body
+
+    def go(u) -> bool:
+        if not _free_count(x, u):
+            return True
+        if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
+            return go(u.arg)
+        if is_let(u):  # let p = E in B: B is evaluated when the let is
+            return go(u.arg) and (x in pattern_vars(u.fun.pat) or go(u.fun.body))
+        if isinstance(u, (Var, Lam)):
+            return False
+        return all(go(c) for c in u.children())
+    return go(body)
 
 
 def _names(t: Term) -> set:
@@ -658,7 +727,15 @@ def a_decompose(t: Term, path, position: str, bound):
         return None
     if is_let(t):
         return None  # a let in bound position: the enclosing let lifts it
+    if isinstance(t, App) and is_let(t.fun) and _closure_builder(t.fun):
+        return path, t, {"A-lift"}  # (let r = N in M) a, M ending in a λ that computes not
     return path, t, {"A-name"}
+
+
+def _closure_builder(t: Term) -> bool:
+    while is_let(t):
+        t = t.fun.body
+    return isinstance(t, Lam) and not _computes_with(t)
 
 
 # ---- the properties -----------------------------------------------------------------------

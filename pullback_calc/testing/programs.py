@@ -408,9 +408,12 @@ class _Builder:
         k = self.pick(("Ω", "Ω", "Ω-let", "J", "J"))
         if k == "J":
             self.features.add("J-applied")
-            if self.chance(2):  # linear in the outer variables: rule 13's product rule
-                body = f"{self.leaf(scope)} × ({self.real([y], depth, funs)})"
-            return f"(J(λ{y}. {body})·({self.leaf(scope)})) ({point})"
+            along = self.leaf(scope)
+            if self.chance(2):  # linear in the outer variables: rule 13's product rule,
+                # the direction often the same outer variable (both of its summands live)
+                coeff = along if scope and self.chance(2) else self.leaf(scope)
+                body = f"{coeff} × ({self.real([y], depth, funs)})"
+            return f"(J(λ{y}. {body})·({along})) ({point})"
         self.features.add("nested-Ω")
         z, w = self.fresh("z"), self.fresh("w")
         coeff = self.real([z] + scope, 1, funs) if self.chance(2) else "1"

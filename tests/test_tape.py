@@ -95,3 +95,17 @@ def test_json():
     assert doc["inputs"][0] == {"index": 0, "name": "x", "operation": "input", "operands": [],
                                 "value": 1.5, "adjoint": 420}
     assert doc["entries"][5]["operands"] == ["mul_1", "2"] and doc["steps"] == 57
+
+
+def test_a_let_that_rebinds_an_input_is_its_own_entry():
+    """Rule 8 renames a let that rebinds a variable of the input apart (x_2); the tape
+    read values and adjoints by the name the program wrote, so the input x showed
+    the let's adjoint (cos 1, where ∂/∂x sin(2x) = 2 cos 1) and the let the input's
+    value (0.5 for x × 2 = 1).  The thorough profile's tape property found it."""
+    t = tape("λx. let x = x × 2 in sin(x)", at=[0.5])
+    assert num(t.inputs[0].value) == 0.5
+    assert num(t.inputs[0].adjoint) == pytest.approx(2 * math.cos(1.0))
+    assert t.entries[0].name != "x" and num(t.entries[0].value) == 1.0
+    assert num(t.entries[0].adjoint) == pytest.approx(math.cos(1.0))
+    assert list(pc.grad("λx. let x = x × 2 in sin(x)", 0.5)) == \
+        [pytest.approx(num(t.inputs[0].adjoint))]

@@ -752,10 +752,14 @@ def _child_dual(ctx, t):
 
 def _unread_from(d: Dual, body: Tuple, i: int) -> bool:
     """In (λq.⟨S₁, …, Sₙ⟩)⋆(λ⟨w₁, …, wₙ⟩.T), with S₁ … Sᵢ₋₁ values: is every Sⱼ (j ≥ i)
-    that is not yet a value in a component wⱼ that T does not read?  Then the map's
-    body is done: rule 5 composes T[S/w], which drops those Sⱼ, so they are not
-    reduced (dead code; in the reverse phase, the tangent of a stage that no later
-    stage reads, computed by a forward premise only to be discarded)."""
+    that is not a plain value (``_plain``: a variable, numeral, 𝟎, abstraction, or a
+    tuple of them) in a component wⱼ that T does not read?  Then the map's body is
+    done: rule 5 composes T[S/w], which drops those Sⱼ, so they are not reduced
+    (dead code; in the reverse phase, the tangent of a stage that no later stage
+    reads, computed by a forward premise only to be discarded).  Plain, not "known
+    to be a value": whether an item was visited is the history of the reduction,
+    and the rule must depend on the term alone (an open application x ⟨1, 1⟩ in a
+    read component made the body done or not as the machine had seen it or not)."""
     f = d.functional
     pat = f.pat if type(f) is Lam else None
     items = body.items
@@ -763,10 +767,21 @@ def _unread_from(d: Dual, body: Tuple, i: int) -> bool:
         return False  # (a kept let at i is rule lift's)
     names: list = []
     for j in range(i, len(items)):
-        u = items[j]
-        if not u._flags & NF and type(u) not in _LEAVES:
+        if not _plain(items[j]):
             names.extend(pattern_vars(pat.items[j]))
     return not linear.reads(f.body, names)
+
+
+def _plain(u: Term) -> bool:
+    """A variable, numeral, 𝟎, abstraction, or a tuple of them: a value by its form."""
+    while True:
+        if type(u) in _LEAVES:
+            return True
+        if type(u) is not Tuple:
+            return False
+        if not all(_plain(v) for v in u.items[1:]):
+            return False
+        u = u.items[0]
 
 
 def _child_pullback(ctx, t):

@@ -616,7 +616,11 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
             rest = rest.fun.body
     body = subst(rest, images)
     out = Lam(lam.pat, body, lam.ann)
-    out._flags |= lam._flags & SPINE  # (β_v binds no name: the spine stays unique)
+    if not any(isinstance(v, Lam) for v in images.values()):
+        # a numeral or a variable brings no binder: the spine stays unique (an
+        # abstraction may: its parameter and lets become lets of the series when a
+        # call of it is A-lifted, and may repeat a name of p -- λx. let x = … )
+        out._flags |= lam._flags & SPINE
     return Pullback(out, t.form)
 
 

@@ -178,10 +178,25 @@ def let_series(f: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS) -> tuple
 
 
 def _series_from(f: Lam, trace: list) -> Lam:
+    """The A-normal body the decomposition starts from, with the names rule 8 gave
+    it: a let that rebinds a variable of the input pattern or of an earlier let is
+    renamed apart once, before the first rule-8 step (``rules.ensure_spine_unique``),
+    and the environments that the values and adjoints are read from use the new
+    name -- ``λx. let x = 𝟎 in …`` has the input x and a coordinate x_1."""
     for s in trace:  # the decomposition starts from the A-normal body
         if s.rule in ("7", "8") and isinstance(s.redex, Pullback) \
                 and isinstance(s.redex.fun, Lam):
-            return s.redex.fun
+            lam = s.redex.fun
+            c = s.contractum
+            if s.rule == "8" and isinstance(c, Pullback) and isinstance(c.fun, Lam) \
+                    and isinstance(c.fun.body, Tuple) and isinstance(c.form, Pullback) \
+                    and isinstance(c.form.fun, Lam) and isinstance(c.form.fun.pat, Tuple):
+                q, rest = c.form.fun.pat.items[1], c.form.fun.body
+                first = lam.body
+                ann = first.fun.ann if isinstance(first, App) and isinstance(first.fun, Lam) \
+                    else None
+                lam = Lam(lam.pat, App(Lam(q, rest, ann), c.fun.body.items[1]), lam.ann)
+            return lam
     return f  # an elementary body: nothing to name
 
 
@@ -296,6 +311,10 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
         omega = r.term.fun.form
         values, out_value = _forward_values(trace, omega)
         last = lets[-1][0]
+        # (the output is the last let's variable -- unless the series ends in another
+        # atom: `let x = 1 in 1` outputs the numeral, and x is not the output)
+        if not (isinstance(last, Var) and result == last):
+            last = None
         if isinstance(last, Var):
             values[last.name] = out_value
         stages = _stage_covectors(trace)
@@ -308,7 +327,7 @@ def tape(f: Union[str, Term], at: Optional[Sequence[float]] = None, row: int = 0
             adjoints[x] = (_adjoint(final_dirs[i], r.covector) if final_dirs
                            else Num(0.0) if isinstance(r.covector, Zero) else None)
         introduced = _introductions(trace)
-        for q, _ in lets[:-1]:
+        for q, _ in (lets[:-1] if last is not None else lets):
             for x in pattern_vars(q):
                 got = introduced.get(x)
                 if got is None:

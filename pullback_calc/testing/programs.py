@@ -412,6 +412,9 @@ class _Builder:
             if self.chance(2):  # linear in the outer variables: rule 13's product rule,
                 # the direction often the same outer variable (both of its summands live)
                 coeff = along if scope and self.chance(2) else self.leaf(scope)
+                if self.chance(3):  # a computation on the outer variables: in the
+                    # tangent premise a stage that reads no binder of the map (8Jc)
+                    coeff = f"sin({coeff})" if self.chance(2) else f"({coeff} × 0.5)"
                 body = f"{coeff} × ({self.real([y], depth, funs)})"
             return f"(J(λ{y}. {body})·({along})) ({point})"
         self.features.add("nested-Ω")

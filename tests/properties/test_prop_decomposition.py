@@ -653,7 +653,15 @@ def unread_rest(t: Dual, forward: bool) -> bool:
         return False
     read = fv(f.body)
     return all(not (set(pattern_vars(f.pat.items[j])) & read)
-               for j in range(first, len(b.items)) if todo[j])
+               for j in range(first, len(b.items)) if not plain(b.items[j]))
+
+
+def plain(t: Term) -> bool:
+    """§3.1: a value by its form -- a variable, numeral, 𝟎, abstraction, or a
+    tuple of them."""
+    if isinstance(t, (Var, Num, Zero, Lam)):
+        return True
+    return isinstance(t, Tuple) and all(plain(i) for i in t.items)
 
 
 

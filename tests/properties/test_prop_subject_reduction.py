@@ -7,7 +7,7 @@ inner binder, direction variables, fresh points are free): each of its steps
 preserves the premise's own start type, with its free variables at the types
 the start term gives them.
 """
-from hypothesis import event, given, reject, settings
+from hypothesis import event, example, given, reject, settings
 from hypothesis import strategies as st
 
 import pullback_calc as pc
@@ -80,8 +80,16 @@ def test_subject_reduction_pullbacks(t):
     check_subject_reduction(t, R)
 
 
+#: (the thorough profile, 2026-11-29: 8c copied curry's λx to its call, A-lift made
+#: its parameter a let of the series, let x = ⟨1, y⟩, and 8c had kept the mark that
+#: the spine binds no name twice -- rule 8 then bound x twice: ⟨⟨x, y⟩, x⟩)
+CURRY = ("let curry = λf. λa. λb. f ⟨a, b⟩ in Ω(λx : ℝ × ℝ. let y = π1 x in "
+         "curry (λx : ℝ × ℝ. 1) 1 y) (λx. λw. w) ⟨0.1, 0.1⟩ ⟨0.25, 0.25⟩")
+
+
 @settings(max_examples=max(10, settings.default.max_examples // 2))
 @given(S.higher_order_programs(budget=15))
+@example((pc.parse(CURRY), "curry's λx copied to its call"))
 def test_subject_reduction_higher_order(x):
     """… of the pullback along higher-order code (Church lists, combinators)."""
     check_subject_reduction(x[0], R)

@@ -387,9 +387,11 @@ class _Builder:
         if k == "foldl":
             self.use("foldl")
             x, acc = self.fresh("el"), self.fresh("acc")
+            # (the last: Horner's rule, a folding function that captures an input)
             op = self.pick(("{acc} × {x}", "{acc} + {x}", "{acc} × {acc} + {x}",
-                            "sin({acc}) + {x}"))
-            f = f"(λ{acc}. λ{x}. {op.format(x=x, acc=acc)})"
+                            "sin({acc}) + {x}", "{acc} × {w} + {x}"))
+            w = self.pick(scope) if scope else "0.5"
+            f = f"(λ{acc}. λ{x}. {op.format(x=x, acc=acc, w=w)})"
             return f"foldl {f} ({self.real(scope, depth, funs)}) " \
                    f"{self.a_list(scope, depth, funs, 'cps')}"
         # a fold whose accumulator is a pair (sum and product together)

@@ -20,7 +20,9 @@ from hypothesis import event, given, note
 from hypothesis import strategies as st
 
 import pullback_calc as pc
-from pullback_calc.syntax.terms import App, Lam, Num, Proj, Term, Tuple, Var, church_list
+from pullback_calc.syntax.subst import bind_pattern, subst
+from pullback_calc.syntax.terms import (App, Lam, Num, Prim, Proj, Term, Tuple, Var, church_list,
+                                        pattern_vars)
 from pullback_calc.testing import strategies as S
 
 from test_prop_derivatives import assert_row_by_oracles
@@ -33,13 +35,37 @@ ELEMENT = st.integers(-10, 10).map(lambda k: k / 10)
 NIL, CONS = "λf. λd. d", "λx. λl. λf. λd. f x (l f d)"
 
 
-def _fold(kind: str, F, z0: str, xs: list, build: str = "literal"):
+def _bound(t: Term) -> set:
+    """The names t binds anywhere."""
+    out: set = set()
+    stack = [t]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Lam):
+            out.update(pattern_vars(u.pat))
+        stack.extend(u.children())
+    return out
+
+
+def _fold(kind: str, F, z0: str, xs: list, build: str = "literal", mix: bool = False):
     """λx. let kind = … in kind (λa. λb. F ⟨acc, c, x⟩) z0 [xs], the list written
     out ("literal"), built by a let-bound cons ("cons"), or written out and taken
-    out of a pair ("pair": the list is then a stage, not the calls of its body)."""
+    out of a pair ("pair": the list is then a stage, not the calls of its body);
+    ``mix``: F's value plus x × acc."""
     by_cons = build == "cons"
     first, second = ("acc", "c") if kind == "foldl" else ("c", "acc")
-    g = Lam(Var(first), Lam(Var(second), App(F, Tuple((Var("acc"), Var("c"), Var("x"))))))
+    args = Tuple((Var("acc"), Var("c"), Var("x")))
+    if isinstance(F.pat, Tuple) and all(isinstance(v, Var) for v in F.pat.items) \
+            and len(F.pat.items) == 3 and not {"acc", "c", "x"} & _bound(F.body):
+        # F's body written in place, as users write a folding function (F applied to
+        # the triple is a let of a tuple pattern, which the premises take apart first)
+        body = subst(F.body, bind_pattern(F.pat, args))
+    else:
+        body = App(F, args)
+    if mix:  # (through the accumulator and x both: D-eval's chain rule through the
+        # argument, rule 19m's, is then never 0)
+        body = Prim("add", (body, Prim("mul", (Var("x"), Var("acc")))))
+    g = Lam(Var(first), Lam(Var(second), body))
     if by_cons:
         lst: Term = Var("nil")
         for x in reversed(xs):
@@ -57,10 +83,11 @@ def _fold(kind: str, F, z0: str, xs: list, build: str = "literal"):
 
 #: (f, point): a fold whose folding function depends on the input x
 FOLDS = st.builds(
-    lambda kind, F, z0, xs, pt, build: (_fold(kind, F, z0, xs, build), [pt]),
+    lambda kind, F, z0, xs, pt, build, mix: (_fold(kind, F, z0, xs, build, mix), [pt]),
     st.sampled_from(["foldl", "foldl", "foldr"]), S.first_order_functions(3, budget=6),
     st.sampled_from(["0", "1", "x"]), st.lists(ELEMENT, min_size=1, max_size=4),
-    st.integers(-12, 12).map(lambda k: k / 10), st.sampled_from(["pair", "literal", "cons"]))
+    st.integers(-12, 12).map(lambda k: k / 10), st.sampled_from(["pair", "literal", "cons"]),
+    st.booleans())
 
 
 @given(FOLDS)

@@ -47,18 +47,17 @@ KILLERS = {
                           progress.test_closed_reals_reduce_to_the_oracles_numeral),
     "18L-zero": (folds.FOLDS,
                  folds.test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences),
-    # (survived the general generators; test_prop_church_folds built its case until
-    # 8c copied a helper used only by calls and A-lift took a closure builder out of
-    # a function position (2026-11-29): a literal list applied to its folding
-    # function is now the series of its calls, no premise, no 19m -- and the folds'
-    # derandomized search stopped killing it before that already; users' programs
-    # reach 19m, where a folding closure stays a coordinate)
-    "19m-drop-argument": (user.programs(2), user.test_value_and_gradient_reach_the_oracle),
+    # (survived the general generators; test_prop_church_folds builds its case: since
+    # 8c copies a helper used only by calls (2026-11-29), with a folding function that
+    # reads the accumulator and x both -- 28 of 150 folds then reach it, 3 without)
+    "19m-drop-argument": (folds.FOLDS,
+                          folds.test_folds_with_a_varying_folding_function_equal_forward_mode_and_finite_differences),
     # (survived the general generators; test_prop_product_rule builds its case)
     "13-drop-summand": (prod.PRODUCT_RULE,
                         prod.test_jacobians_linear_in_the_input_through_map_and_direction),
-    "8h-first-operand": (der.HIGHER_ORDER_ROWS,
-                         der.test_higher_order_rows_equal_forward_mode_and_finite_differences),
+    # (the higher-order generator stopped reaching it once 8c copied helpers used only
+    # by calls, 2026-11-29; users' programs do)
+    "8h-first-operand": (user.programs(2), user.test_value_and_gradient_reach_the_oracle),
     # (8Jc fires in forward premises: the folds with a varying folding function have them)
     # (a constant stage in an applied Jacobian's map, sin(x1) × …: the folds reached
     # it in the list's premise until a literal list became the series of its calls,
@@ -80,7 +79,13 @@ SURVIVORS: dict = {}
 #: map and direction both read the outer variables; since 8c copies a helper used
 #: only by calls, fewer of the 150 derandomized programs keep one as a stage
 #: (2026-11-29: none of the 42 with an applied Jacobian killed the mutant).
-USER_HIGHER: dict = {"13-drop-summand": J_APPLIED, "8Jc-first-operand": J_APPLIED}
+USER_HIGHER: dict = {
+    "13-drop-summand": J_APPLIED, "8Jc-first-operand": J_APPLIED,
+    # (a foldl whose folding function captures an input, Horner's rule: D-eval on the
+    # folding function's lazy tangent in the list's premise)
+    "19m-drop-argument": (user.programs(2, want=("foldl",)),
+                          user.test_value_and_gradient_reach_the_oracle),
+}
 
 #: every mutant must also be killed by a property over programs as users write
 #: them (issue 26), with no generator built for the mutant

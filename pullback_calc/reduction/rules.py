@@ -10,7 +10,6 @@ P a value (the direction), ā = a[V/p], â = a[P/p].
 from __future__ import annotations
 
 import math
-import os as _os
 from typing import Callable, NamedTuple, Optional, Protocol
 
 from ..areduction.anf import (A_RULES, calls_unknown, computes, is_atom, is_elementary,
@@ -1746,7 +1745,7 @@ def classify_pullback(t: Pullback) -> Optional[str]:
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
         if _constant_let(b) or inlined_once(b) or dead_let(b) \
-                or (not _os.environ.get("NOCALLS") and inlined_at_calls(b)):
+                or inlined_at_calls(b):
             return "8c"
         if isinstance(b.arg, Lam) and _floatable(b.arg) is not None:
             return "8f"

@@ -878,7 +878,7 @@ def inlined_once(let_: App) -> bool:
 
 def inlined_at_calls(let_: App) -> bool:
     """Does 8c substitute let q = V in L, V an abstraction that applies none of
-    its free variables (``calls_unknown``) or a variable, because every use of
+    its free variables (``calls_unknown``), because every use of
     q is a call: a let of the series applying q (``let r = q a``), an alias
     ``let r = q`` whose r is so used, or a call in the body of an abstraction
     bound by a let of the series that is so used in turn (``λa. q (q a)``, a
@@ -888,9 +888,8 @@ def inlined_at_calls(let_: App) -> bool:
     series, where a coordinate q made each one a D-eval premise that reads
     its argument whole -- the tail of a Church list the numeral builds, whose
     fold each premise then computed again (quadratic: church-numeral)."""
-    V, q = let_.arg, let_.fun.pat
-    if not isinstance(q, Var) or not (isinstance(V, Var) or
-                                      isinstance(V, Lam) and not calls_unknown(V)):
+    V, q = let_.arg, let_.fun.pat  # (a variable V is an alias: _constant_let's)
+    if not isinstance(q, Var) or not isinstance(V, Lam) or calls_unknown(V):
         return False
     return _calls_only(q.name, let_.fun.body)
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import pullback_calc as pc
 from pullback_calc.syntax.subst import bind_pattern, subst
 from pullback_calc.syntax.terms import (App, Lam, Num, Prim, Proj, Term, Tuple, Var, church_list,
-                                        pattern_vars)
+                                        pattern_vars, subterms)
 from pullback_calc.testing import strategies as S
 
 from test_prop_derivatives import assert_row_by_oracles
@@ -37,14 +37,7 @@ NIL, CONS = "λf. λd. d", "λx. λl. λf. λd. f x (l f d)"
 
 def _bound(t: Term) -> set:
     """The names t binds anywhere."""
-    out: set = set()
-    stack = [t]
-    while stack:
-        u = stack.pop()
-        if isinstance(u, Lam):
-            out.update(pattern_vars(u.pat))
-        stack.extend(u.children())
-    return out
+    return {n for u in subterms(t) if isinstance(u, Lam) for n in pattern_vars(u.pat)}
 
 
 def _fold(kind: str, F, z0: str, xs: list, build: str = "literal", mix: bool = False):

@@ -455,6 +455,28 @@ def test_output_to_a_stream_is_written_in_place(tmp_path):
     assert log.read_text().startswith("before\n    0 [4]")  # appended, not replaced
 
 
+@pytest.mark.parametrize("command", ["trace", "graph"])
+@pytest.mark.parametrize("name", ["same", "dot-slash", "symlink", "hard link"])
+def test_the_output_never_replaces_the_input_program(tmp_path, command, name):
+    """-o naming the program's own file (by any path) is a usage error, the program intact
+    (before: ``trace prog.pb -o prog.pb`` replaced the program by its trace)."""
+    program = tmp_path / "prog.pb"
+    program.write_text("Ω(λx. sin(x) × x) (λz. λw. w) 0.5\n")
+    src, out = "prog.pb", {"same": "prog.pb", "dot-slash": "./prog.pb"}.get(name)
+    if name == "symlink":
+        (tmp_path / "link.pb").symlink_to(program)
+        src, out = "link.pb", "prog.pb"
+    elif name == "hard link":
+        os.link(program, tmp_path / "other.pb")
+        out = "other.pb"
+    r = subprocess.run([sys.executable, "-m", "pullback_calc", command, src, "-o", out],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2, r.stderr
+    assert f"-o {out} is the input file {src}" in r.stderr and "Traceback" not in r.stderr
+    assert program.read_text() == "Ω(λx. sin(x) × x) (λz. λw. w) 0.5\n"
+
+
 # ---- 3. the gallery owns only what it made ------------------------------------------------------
 
 needs_dot = pytest.mark.skipif(not __import__("shutil").which("dot"),

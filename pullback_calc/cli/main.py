@@ -11,7 +11,7 @@ import sys
 from typing import Optional, Sequence
 
 from ..errors import PullbackCalcError
-from .options import PROG, UsageError, join_values, peek_budgets
+from .options import PROG, UsageError, check_output_is_not_input, join_values, peek_budgets
 from .source import excerpt, where
 
 
@@ -214,6 +214,7 @@ def _main(argv: Optional[Sequence[str]], guards: _Guards) -> tuple:
                 _flush()
                 return status, None, args
             args.source = None
+            check_output_is_not_input(args)
             if sys.stdout is None:
                 raise PullbackCalcError("standard output is closed: nowhere to write the output")
             from . import progress, show

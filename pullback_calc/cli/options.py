@@ -23,6 +23,22 @@ class UsageError(Exception):
     """A command line that makes no sense (exit status 2)."""
 
 
+def check_output_is_not_input(args) -> None:
+    """Refuse ``-o OUT`` when OUT is the input FILE itself (by another name too: a link,
+    ``./``): the output would replace the program it was made from."""
+    import os
+    src, out = getattr(args, "file", None), getattr(args, "output", None)
+    if not src or src == "-" or not out:
+        return
+    try:
+        same = os.path.samefile(src, out)
+    except OSError:  # one of them is not there (yet): no file to lose
+        same = False
+    if same:
+        raise UsageError(f"-o {out} is the input file {src}: writing there would replace the "
+                         "program; choose another output file")
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):  # usage mistakes: exit status 2, one clear line
         raise UsageError(f"{message} (see '{self.prog} --help')")

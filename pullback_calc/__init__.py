@@ -24,7 +24,8 @@ from . import display
 # is quick and the command line is guarding against interrupts before the engine
 # loads (an interrupt during start-up is a clean "interrupted", not a traceback).
 _LAZY = {
-    "JacobianError": ".errors", "ParseError": ".errors", "PullbackCalcError": ".errors",
+    "JacobianError": ".errors", "ArgumentError": ".errors", "ParseError": ".errors",
+    "PullbackCalcError": ".errors",
     "PullbackTypeError": ".errors", "ReductionError": ".errors",
     "StepBudgetExceeded": ".errors", "BudgetExceeded": ".errors",
     "TimeBudgetExceeded": ".errors", "MemoryBudgetExceeded": ".errors",
@@ -106,8 +107,8 @@ __all__ = ["__version__", "examples_dir", "parse", "parse_type", "pretty", "type
            "hessian_row", "hessian_rows", "hessian", "apply_covector", "strong_normal_form",
            "from_sympy", "to_sympy", "JacobianRow", "ReductionResult", "DEFAULT_MAX_STEPS",
            "PullbackCalcError", "ParseError", "PullbackTypeError", "ReductionError",
-           "StepBudgetExceeded", "JacobianError", "BudgetExceeded", "TimeBudgetExceeded",
-           "MemoryBudgetExceeded", "budget",
+           "StepBudgetExceeded", "JacobianError", "ArgumentError", "BudgetExceeded",
+           "TimeBudgetExceeded", "MemoryBudgetExceeded", "budget",
            # the AD front door (api.py)
            "grad", "grad1", "vjp", "D", "jvp", "call", "primal", "backprop", "Gradient", "VJP",
            "JVP", "Backpropagator", "Value", "Matrix", "UnknownFunctionError", "tape", "Tape",

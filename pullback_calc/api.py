@@ -26,6 +26,7 @@ follow the unknown-function policy ``on_unknown`` (``results.unknown``).
 """
 from __future__ import annotations
 
+from collections import abc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
@@ -35,7 +36,7 @@ from .reduction.machine import DEFAULT_MAX_STEPS, Machine
 from .results import unknown as U
 from .results.jacobian import Matrix, as_term, jacobian_row, jacobian_rows
 from .results.rows import (as_point, coordinate_functional, coordinate_paths, function_type,
-                           point_term, without_lets)
+                           is_real, point_term, without_lets)
 from .syntax import prims
 from .syntax.subst import fv
 from .syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Pullback, Sum, Term, Tuple, Var,
@@ -71,7 +72,7 @@ def as_function(f: FunctionLike, arity: Optional[int] = None) -> Term:
 
 def _point_args(point: tuple) -> list[float]:
     """``grad(f, 2, 3)`` and ``grad(f, [2, 3])`` both mean the point (2, 3)."""
-    if len(point) == 1 and not isinstance(point[0], (int, float)):
+    if len(point) == 1 and not is_real(point[0]):
         return as_point(point[0])
     return as_point(list(point))
 
@@ -95,9 +96,9 @@ def _shape(f: Term, n: int) -> tuple[Type, Type, list, list]:
 
 def _flat(v, what: str) -> list[float]:
     """The reals of a number or a (nested) sequence of numbers, left to right."""
-    if isinstance(v, (int, float)):
+    if is_real(v):
         return as_point(v, what)
-    if isinstance(v, (str, bytes)):
+    if isinstance(v, (str, bytes, abc.Mapping, abc.Set)):  # (text, or no order)
         raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}")
     try:
         items = list(v)

@@ -19,6 +19,8 @@ stages that do not reduce; see cli/main.py.
 from __future__ import annotations
 
 import contextlib
+import math
+import numbers
 import os
 import sys
 import threading
@@ -26,7 +28,7 @@ import time
 from contextvars import ContextVar
 from typing import Callable, NamedTuple, Optional
 
-from .errors import MemoryBudgetExceeded, TimeBudgetExceeded
+from .errors import ArgumentError, MemoryBudgetExceeded, TimeBudgetExceeded
 
 __all__ = ["budget", "check", "poll", "validate", "resident_bytes", "ACTIVE", "MAX_SECONDS"]
 
@@ -117,14 +119,14 @@ MAX_SECONDS = 10_000_000
 
 
 def validate(timeout, max_memory=None) -> None:
-    """ValueError unless each budget given is a positive finite number, and
+    """ArgumentError (a ValueError) unless each budget given is a positive finite number, and
     the timeout at most MAX_SECONDS."""
     for name, v in (("timeout", timeout), ("max_memory", max_memory)):
-        if v is not None and not (isinstance(v, (int, float)) and v > 0 and v == v
-                                  and v != float("inf")):
-            raise ValueError(f"{name} must be a positive number (or None), got {v!r}")
+        if v is not None and not (isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                  and math.isfinite(float(v)) and float(v) > 0):
+            raise ArgumentError(f"{name} must be a positive number (or None), got {v!r}")
     if timeout is not None and timeout > MAX_SECONDS:
-        raise ValueError(f"timeout must be at most {MAX_SECONDS:,} seconds, got {timeout!r}")
+        raise ArgumentError(f"timeout must be at most {MAX_SECONDS:,} seconds, got {timeout!r}")
 
 
 @contextlib.contextmanager

@@ -71,6 +71,19 @@ class MemoryBudgetExceeded(BudgetExceeded):
     budget = "memory"
 
 
+class ArgumentError(PullbackCalcError, ValueError):
+    """An argument of an API function that makes no sense (a negative step budget, a
+    text where a number belongs, an unknown option): named, with what was given.  Also
+    a ValueError, as Python's own functions report such arguments."""
+
+
+def whole_number(name: str, v, least: int = 0) -> int:
+    """``v`` if it is an int (not a bool) of at least ``least``, else ArgumentError."""
+    if isinstance(v, bool) or not isinstance(v, int) or v < least:
+        raise ArgumentError(f"{name} must be a whole number of at least {least}, got {v!r}")
+    return v
+
+
 class JacobianError(PullbackCalcError):
     """The input to ``jacobian_row`` is not a function R^n → R^m, or the point is wrong."""
 

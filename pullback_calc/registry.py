@@ -139,7 +139,13 @@ def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
         return tuple(params), body
     if callable(spec):
         names = tuple(f"a{i}" for i in range(1, arity + 1))
-        built = spec(*(Var(p) for p in names))
+        try:
+            built = spec(*(Var(p) for p in names))
+        except Exception as e:  # (math.cos given: it wants a float, not a term)
+            raise RegistrationError(
+                f"a partial derivative given as a Python function builds a term from the "
+                f"argument terms, but {getattr(spec, '__name__', spec)!r} failed on them "
+                f"({type(e).__name__}: {e}); write it as text, e.g. 'λa. cos(a)'") from None
         if not isinstance(built, Term):
             raise RegistrationError("a partial derivative given as a Python function must "
                                     "build a term from the argument terms")
@@ -208,8 +214,14 @@ def register_primitive(name: str, arity: int, evaluate: Callable[..., float],
         raise RegistrationError(f"{name} is already a function symbol"
                                 + ("" if name in BUILTIN else
                                    " (unregister_primitive it first to redefine it)"))
-    if not (isinstance(arity, int) and arity >= 1):
+    if not (isinstance(arity, int) and not isinstance(arity, bool) and arity >= 1):
         raise RegistrationError(f"the arity of {name} must be a positive integer, got {arity!r}")
+    if not callable(evaluate):
+        raise RegistrationError(f"evaluate must be a Python function of {arity} float(s) (the "
+                                f"value of {name}, rule 4), got {evaluate!r}")
+    if isinstance(partials, (str, bytes)) or not hasattr(partials, "__len__"):
+        raise RegistrationError(f"partials must be a list of {arity} partial derivative(s), "
+                                f"got {partials!r}")
     if len(partials) != arity:
         raise RegistrationError(f"{name} takes {arity} argument(s) but {len(partials)} partial "
                                 f"derivative(s) were given")

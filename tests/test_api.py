@@ -74,6 +74,43 @@ def test_rackpropagator_D_nonconforming_sensitivity_is_a_clear_error():
         backprop([1.0, 0.0, 3.0])
     with pytest.raises(pc.JacobianError, match="list of numbers"):
         backprop("one")
+    with pytest.raises(pc.JacobianError, match="list of numbers"):
+        backprop({1.0: 0.0, 2.0: 1.0})  # (a mapping has no order: was read as its keys)
+
+
+def test_a_point_is_numbers_of_any_kind_and_never_text():
+    """Text is refused, not read (``"12"`` was the point (1, 2)); so are a mapping and a
+    set (no order); NumPy scalars, a Fraction and a Decimal are real numbers."""
+    import decimal
+    import fractions
+
+    import numpy as np
+    for text in ("12", b"12", {1.0: 2.0}, {1.0, 2.0}, ["1", "2"]):
+        with pytest.raises(pc.JacobianError, match="real number"):
+            pc.grad("λ⟨x, y⟩. x × y", text)
+    with pytest.raises(pc.JacobianError, match="real number"):
+        pc.grad("λx. x", 1j)
+    for x in (np.float32(0.5), np.float64(0.5), np.array(0.5), fractions.Fraction(1, 2),
+              decimal.Decimal("0.5")):
+        assert pc.grad("λx. x × x", x) == [1.0]
+    assert pc.grad("λ⟨x, y⟩. x × y", np.array([2.0, 3.0])) == [3.0, 2.0]
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: pc.reduce("1 + 1", max_steps=-1), "max_steps must be a whole number of at least 0"),
+    (lambda: pc.reduce("1 + 1", max_steps=2.5), "max_steps must be a whole number"),
+    (lambda: pc.reduce("1 + 1", timeout=0), "timeout must be a positive number"),
+    (lambda: pc.grad("λx. x", 1.0, max_steps="9"), "max_steps must be a whole number"),
+    (lambda: pc.reduce(b"1 + 2"), "got bytes .decode it first"),
+    (lambda: pc.reduce(3), "expected a term, as text or a Term, got int"),
+    (lambda: pc.reduce("1", stop_after=-2), "stop_after must be a whole number"),
+])
+def test_a_bad_argument_is_an_argument_error(call, message):
+    """The project's own error (also a ValueError), naming the argument -- before: a
+    budget of -1 steps "exhausted", a bare ValueError, an internal AttributeError."""
+    with pytest.raises(pc.ArgumentError, match=message) as e:
+        call()
+    assert isinstance(e.value, ValueError) and isinstance(e.value, pc.PullbackCalcError)
 
 
 def test_vjp_is_one_reduction_with_a_free_one_form():

@@ -102,6 +102,15 @@ def test_registration_errors():
         pc.register_primitive("g2", 2, max, ["λa. a", "λa. a"])
     with pytest.raises(pc.ParseError):
         pc.register_primitive("g1", 1, abs, ["λa. a +"])
+    # (an internal TypeError escaped: math.cos applied to the argument *terms*)
+    with pytest.raises(pc.RegistrationError, match="'cos' failed on them.*write it as text"):
+        pc.register_primitive("g1", 1, math.sin, [math.cos])
+    with pytest.raises(pc.RegistrationError, match="evaluate must be a Python function"):
+        pc.register_primitive("g1", 1, 3.0, ["λa. 0"])
+    with pytest.raises(pc.RegistrationError, match="partials must be a list"):
+        pc.register_primitive("g1", 1, abs, "λa. 1")
+    with pytest.raises(pc.RegistrationError, match="positive integer, got True"):
+        pc.register_primitive("g1", True, abs, ["λa. 1"])
     with pytest.raises(pc.RegistrationError, match="built-in"):
         pc.unregister_primitive("sin")
     with pytest.raises(pc.RegistrationError, match="not a registered"):

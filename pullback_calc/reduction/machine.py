@@ -31,7 +31,7 @@ from typing import Any, Optional, Sequence
 
 from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
-from ..errors import ReductionError, StepBudgetExceeded
+from ..errors import ReductionError, StepBudgetExceeded, whole_number
 from ..syntax.printer import pretty
 from ..syntax.terms import (ANF, NF, SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
                             Term, Tuple, Var, Zero, fresh_scope, is_let, pattern_vars)
@@ -375,7 +375,9 @@ class Machine:
     def __init__(self, max_steps: int = DEFAULT_MAX_STEPS, record: bool = True,
                  stop_after: Optional[int] = None, verify=None, on_step=None,
                  forward: bool = False):
-        self.max_steps = max_steps
+        self.max_steps = whole_number("max_steps", max_steps)
+        if stop_after is not None:
+            whole_number("stop_after", stop_after)
         #: called with each step of the main derivation (its premises in it) as it is
         #: taken, instead of keeping it in the trace: a trace streamed to a file
         #: (rendering.json_trace.JsonlTrace) holds one step at a time, not all of them

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from ..deep import deep
-from ..errors import PullbackCalcError
+from ..errors import ArgumentError, PullbackCalcError
 from ..reduction.closure import one_step_reducts
 from ..reduction.machine import Machine, plug_all
 from ..syntax.printer import folding_env
@@ -793,7 +793,7 @@ def strategy_graph(trace, *, term: Optional[Term] = None, title: Optional[str] =
     steps, given = _steps_of(trace)
     term = term if term is not None else given
     if not steps and term is None:
-        raise ValueError("an empty trace: pass the term (term=…) to draw its single node")
+        raise ArgumentError("an empty trace: pass the term (term=…) to draw its single node")
     L = _Labels(unicode, label_width, tooltip_width)
     b = _StrategyBuilder(L, detail, max_steps, column_height, premises)
     b.max_alternatives = _max_alternatives
@@ -1040,7 +1040,7 @@ def explore(term: Union[Term, str], node_budget: int = 60,
         from ..syntax.parser import parse
         term = parse(term)
     if node_budget < 1:
-        raise ValueError("node_budget must be at least 1")
+        raise ArgumentError("node_budget must be at least 1")
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     index: dict = {}

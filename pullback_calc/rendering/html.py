@@ -30,6 +30,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
+from ..errors import ArgumentError
 from ..reduction.gcpause import paused
 from ..reduction.typeset import TYPESET, rule_html
 from ..syntax.printer import folding_env
@@ -252,7 +253,7 @@ class TraceView:
                   "json": self.to_json, "jsonl": self.to_jsonl,
                   "html": self.to_html}.get(SUFFIXES.get(p.suffix.lower(), ""))
         if render is None:
-            raise ValueError(f"unknown format {p.suffix!r}: use .txt, .tex, .json, .jsonl "
+            raise ArgumentError(f"unknown format {p.suffix!r}: use .txt, .tex, .json, .jsonl "
                              f"or .html")
         from .output import write_atomic
         write_atomic(p, render())  # whole or not at all

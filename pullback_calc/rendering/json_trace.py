@@ -61,6 +61,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional
 
+from ..errors import ArgumentError
 from ..reduction.gcpause import paused
 from .table import TermTable
 from .table import text as _table_text
@@ -203,13 +204,13 @@ class _Writer:
     def __init__(self, spelling: str, max_term: Optional[int], paths: str,
                  terms: str = "text", memo=None):
         if spelling not in ("unicode", "ascii", "both"):
-            raise ValueError(f"spelling must be 'unicode', 'ascii' or 'both', not {spelling!r}")
+            raise ArgumentError(f"spelling must be 'unicode', 'ascii' or 'both', not {spelling!r}")
         if paths not in ("delta", "full", "none"):
-            raise ValueError(f"paths must be 'delta', 'full' or 'none', not {paths!r}")
+            raise ArgumentError(f"paths must be 'delta', 'full' or 'none', not {paths!r}")
         if terms not in ("text", "table"):
-            raise ValueError(f"terms must be 'text' or 'table', not {terms!r}")
+            raise ArgumentError(f"terms must be 'text' or 'table', not {terms!r}")
         if terms == "table" and spelling == "both":
-            raise ValueError("terms='table' takes one spelling, 'unicode' or 'ascii'")
+            raise ArgumentError("terms='table' takes one spelling, 'unicode' or 'ascii'")
         self.spelling, self.max_term, self.paths = spelling, max_term, paths
         self.table = TermTable(spelling == "unicode") if terms == "table" else None
         self.memo = memo  # bounded printing's (None: the shared one)
@@ -433,7 +434,7 @@ class JsonlTrace:
                  rules=None, every: int = 1, premises: bool = True):
         from .text import parse_phases, parse_rules
         if every < 1:
-            raise ValueError("every must be at least 1")
+            raise ArgumentError("every must be at least 1")
         self.out = out
         self._file: Any = None
         # bounded printing's memo, its own and smaller than the shared one (STREAM_MEMO)
@@ -497,8 +498,9 @@ class JsonlTrace:
 
 
 def read_jsonl(lines: Iterable[str]) -> dict:
-    """A JSON-lines trace (``JsonlTrace``) as the document of ``TRACE_SCHEMA``; a
-    ValueError names the line that is not one (or a stream that did not finish)."""
+    """A JSON-lines trace (``JsonlTrace``) as the document of ``TRACE_SCHEMA``; an
+    ArgumentError (a ValueError) names the line that is not one (or a stream that did
+    not finish)."""
     doc: Optional[dict] = None
     steps: list = []
     end = None
@@ -506,16 +508,16 @@ def read_jsonl(lines: Iterable[str]) -> dict:
         if not line.strip():
             continue
         if end is not None:
-            raise ValueError(f"line {k}: a line after the last one (the one with \"end\")")
+            raise ArgumentError(f"line {k}: a line after the last one (the one with \"end\")")
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            raise ValueError(f"line {k}: not JSON ({e.msg}, column {e.colno})") from None
+            raise ArgumentError(f"line {k}: not JSON ({e.msg}, column {e.colno})") from None
         if not isinstance(obj, dict):
-            raise ValueError(f"line {k}: not a JSON object")
+            raise ArgumentError(f"line {k}: not a JSON object")
         if doc is None:
             if obj.get("format") != "pullback-calc-trace" or obj.get("stream") != "jsonl":
-                raise ValueError(f"line {k}: not the head of a JSON-lines trace (its "
+                raise ArgumentError(f"line {k}: not the head of a JSON-lines trace (its "
                                  "\"format\" is \"pullback-calc-trace\", \"stream\" \"jsonl\")")
             doc = {key: v for key, v in obj.items() if key != "stream"}
         elif obj.get("end") is True:
@@ -523,7 +525,7 @@ def read_jsonl(lines: Iterable[str]) -> dict:
         else:
             steps.append(obj)
     if doc is None or end is None:
-        raise ValueError("the trace did not finish: no last line (the one with \"end\")"
+        raise ArgumentError("the trace did not finish: no last line (the one with \"end\")"
                          if doc is not None else "empty: no JSON-lines trace")
     doc.update((key, v) for key, v in end.items() if key != "end")
     doc["trace"] = steps

@@ -17,6 +17,7 @@ import re
 from itertools import islice
 from typing import Any, Iterable, Iterator, Optional
 
+from ..errors import ArgumentError
 from ..reduction.gcpause import paused
 from ..syntax.printer import folding, folding_env, folds, precedence, pretty
 from ..syntax.terms import Dual, Jac, Num, Term, Var, Zero
@@ -310,7 +311,7 @@ def rule_labels() -> list[str]:
 def parse_rules(spec) -> frozenset:
     """``"5,15"`` (or an iterable of labels) → the set of labels it names.
     A number names its lettered variants too (``16`` is 16a, 16b and 16c) and
-    ``A`` the three A-rules; an unknown label raises ValueError."""
+    ``A`` the three A-rules; an unknown label raises ArgumentError (a ValueError)."""
     items = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else list(spec)
     known = rule_labels()
     out: set[str] = set()
@@ -324,15 +325,15 @@ def parse_rules(spec) -> frozenset:
             hit = [k for k in known
                    if re.fullmatch(re.escape(low) + r"[a-z]|" + re.escape(low) + r"-.*", k.lower())]
         if not hit:
-            raise ValueError(f"unknown rule {tok!r} (rules: {', '.join(known)})")
+            raise ArgumentError(f"unknown rule {tok!r} (rules: {', '.join(known)})")
         out.update(hit)
     if not out:
-        raise ValueError("no rule given")
+        raise ArgumentError("no rule given")
     return frozenset(out)
 
 
 def parse_phases(spec) -> frozenset:
-    """``"forward,reverse"`` (or an iterable) → the set of phases; ValueError if unknown."""
+    """``"forward,reverse"`` (or an iterable) → the set of phases; ArgumentError if unknown."""
     items = re.split(r"[\s,]+", spec.strip()) if isinstance(spec, str) else list(spec)
     out = set()
     for raw in items:
@@ -340,10 +341,10 @@ def parse_phases(spec) -> frozenset:
             continue
         hit = [p for p in PHASES if p.lower() == str(raw).strip().lower()]
         if not hit:
-            raise ValueError(f"unknown phase {raw!r} (phases: {', '.join(PHASES)})")
+            raise ArgumentError(f"unknown phase {raw!r} (phases: {', '.join(PHASES)})")
         out.update(hit)
     if not out:
-        raise ValueError("no phase given")
+        raise ArgumentError("no phase given")
     return frozenset(out)
 
 
@@ -356,7 +357,7 @@ def select_steps(trace: Iterable, phases=None, rules=None, every: int = 1) -> It
     if isinstance(rules, str):
         rules = parse_rules(rules)
     if every < 1:
-        raise ValueError("every must be at least 1")
+        raise ArgumentError("every must be at least 1")
     k = 0
     for s in trace:
         if phases is not None and s.phase not in phases:

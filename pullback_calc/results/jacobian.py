@@ -17,7 +17,7 @@ from typing import Optional, Union
 from .. import display
 from ..budgets import budget
 from ..deep import deep
-from ..errors import JacobianError
+from ..errors import ArgumentError, JacobianError
 from ..reduction.machine import DEFAULT_MAX_STEPS, Machine
 from ..syntax.terms import App, Lam, Pullback, Term, Var
 from . import unknown as U
@@ -143,6 +143,10 @@ def _checked_term(term: Union[str, Term], free: Optional[dict]) -> Term:
     from ..syntax.parser import parse_program, parse_type
     from ..typing import typecheck
     declared: dict = {}
+    if not isinstance(term, (str, Term)):
+        hint = " (decode it first: text.decode('utf-8'))" if isinstance(term, bytes) else ""
+        raise ArgumentError(f"expected a term, as text or a Term, got {type(term).__name__}"
+                            + hint)
     if isinstance(term, str):
         program = parse_program(term)
         term, declared = program.term, dict(program.free)

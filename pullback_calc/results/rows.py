@@ -10,7 +10,10 @@ and output coordinates (``coordinate_paths``), the point as a term
 """
 from __future__ import annotations
 
+import decimal
 import math
+import numbers
+from collections import abc
 from typing import Optional, Sequence
 
 from ..deep import bottom_up
@@ -21,7 +24,7 @@ from ..syntax.subst import bind_pattern, subst
 from ..syntax.terms import App, Lam, Num, Proj, Term, Tuple, Var, Zero, is_pattern
 from ..syntax.types import Arrow, DualT, Prod, Real, TVar, Type, real_leaves, rn
 
-__all__ = ["function_type", "coordinate_paths", "point_term", "coordinate_functional",
+__all__ = ["function_type", "coordinate_paths", "point_term", "coordinate_functional", "is_real",
            "as_point", "read_row", "without_lets"]
 
 
@@ -108,12 +111,35 @@ def coordinate_functional(cod: Type, path: tuple) -> Lam:
 
 
 def as_point(point, what: str = "the point") -> list[float]:
-    """A point's coordinates as floats (a number is a point of ℝ), each finite; an
-    error if it is not a number or a list of numbers."""
+    """A point's coordinates as floats (a real number -- int, float, Fraction, Decimal,
+    a NumPy scalar -- is a point of ℝ), each finite; an error if it is not a real number
+    or a list of them.  Text is refused, not read: "12" is no point (its characters
+    would be the coordinates 1 and 2)."""
     try:
-        pt = [float(point)] if isinstance(point, (int, float)) else [float(v) for v in point]
-    except (TypeError, ValueError):
-        raise JacobianError(f"{what} must be a list of numbers, got {point!r}") from None
+        if is_real(point):
+            return _finite([float(point)], what)
+        if isinstance(point, (str, bytes, abc.Mapping, abc.Set)):  # (no order of coordinates)
+            raise TypeError
+        coords = list(point)
+    except TypeError:
+        raise JacobianError(f"{what} must be a real number or a list of them, got "
+                            f"{point!r}") from None
+    for i, v in enumerate(coords):
+        if not is_real(v):
+            raise JacobianError(f"{what} must be a list of real numbers: its coordinate {i} "
+                                f"(counting from 0) is {v!r}")
+    return _finite([float(v) for v in coords], what)
+
+
+def is_real(v) -> bool:
+    """Is v a real number (NumPy's scalars register as numbers.Real; Decimal is not one but
+    converts exactly enough); complex numbers and text are not."""
+    return isinstance(v, (numbers.Real, decimal.Decimal)) or \
+        (hasattr(v, "__float__") and not isinstance(v, (numbers.Complex, str, bytes))
+         and getattr(v, "shape", None) == ())
+
+
+def _finite(pt: list, what: str) -> list[float]:
     bad = [i for i, v in enumerate(pt) if not math.isfinite(v)]
     if bad:  # no numeral can hold it, and every engine would answer nan or fail
         i = bad[0]

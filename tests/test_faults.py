@@ -455,6 +455,26 @@ def test_output_to_a_stream_is_written_in_place(tmp_path):
     assert log.read_text().startswith("before\n    0 [4]")  # appended, not replaced
 
 
+@pytest.mark.parametrize("path,message", [
+    ("/dev/zero", "/dev/zero: longer than 100 MB, too long for a program"),
+    ("/dev/urandom", "/dev/urandom: not UTF-8 text"),
+])
+def test_an_endless_input_is_refused_not_read_for_ever(path, message):
+    """(Before: /dev/zero was read until the memory ran out.)"""
+    r = _cli("reduce", path)
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_byte_order_mark_is_no_character_of_the_program(tmp_path):
+    """Windows editors start UTF-8 files with one (before: "unexpected character '\\ufeff'")."""
+    (tmp_path / "bom.pb").write_bytes(b"\xef\xbb\xbf(\xce\xbbx. x \xc3\x97 x) 3\r\n")
+    r = _cli("reduce", str(tmp_path / "bom.pb"))
+    assert r.returncode == 0 and "normal form: 9" in r.stdout, r.stderr
+    r = subprocess.run([sys.executable, "-m", "pullback_calc", "reduce", "-"], cwd=ROOT,
+                       input=b"\xef\xbb\xbf1 + 2", capture_output=True, timeout=120)
+    assert r.returncode == 0 and b"normal form: 3" in r.stdout, r.stderr
+
+
 @pytest.mark.parametrize("command", ["trace", "graph"])
 @pytest.mark.parametrize("name", ["same", "dot-slash", "symlink", "hard link"])
 def test_the_output_never_replaces_the_input_program(tmp_path, command, name):

@@ -2,11 +2,41 @@
 an error in it is (``SOURCE:LINE:COLUMN`` with the offending line)."""
 from __future__ import annotations
 
+import codecs
 import sys
-from pathlib import Path
-from typing import Optional
+from typing import IO, Optional
 
 from ..errors import PullbackCalcError
+
+#: the longest program read, in bytes: a file or stream that goes on past it (``/dev/zero``)
+#: is refused, not read until the memory runs out (the largest programs the front end is
+#: made for, 10⁶-deep nestings, are about 10 MB)
+MAX_PROGRAM = 100 * 2 ** 20
+
+
+def read_program(stream: IO[bytes], name: str) -> str:
+    """The UTF-8 text of a program, read a chunk at a time: bytes that are not UTF-8 are
+    an error at the first one (``/dev/urandom``), a stream longer than MAX_PROGRAM an
+    error once it is, and a byte-order mark that starts it (Windows editors write one)
+    is no character of the program."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    parts, size = [], 0
+    while True:
+        chunk = stream.read(1 << 20)
+        final = not chunk
+        try:
+            parts.append(decoder.decode(chunk, final=final))
+        except UnicodeDecodeError as e:
+            raise PullbackCalcError(f"{name}: not UTF-8 text ({e.reason} at byte "
+                                    f"{size + e.start})") from None
+        if final:
+            break
+        size += len(chunk)
+        if size > MAX_PROGRAM:
+            raise PullbackCalcError(f"{name}: longer than {MAX_PROGRAM // 2 ** 20} MB, too long "
+                                    f"for a program (is it the file you meant?)")
+    text = "".join(parts)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 class Source:
@@ -19,19 +49,14 @@ class Source:
             self.name = "<stdin>"
             if sys.stdin is None:
                 raise PullbackCalcError("<stdin>: standard input is closed")
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-            try:
-                self.text = data.decode("utf-8") if isinstance(data, bytes) else data
-            except UnicodeDecodeError as e:
-                raise PullbackCalcError(f"<stdin>: not UTF-8 text ({e.reason} at byte "
-                                        f"{e.start})") from None
+            if hasattr(sys.stdin, "buffer"):
+                self.text = read_program(sys.stdin.buffer, self.name)
+            else:  # (a text stream put in its place, as tests do)
+                self.text = sys.stdin.read().lstrip("\ufeff")
         else:
             self.name = args.file
-            try:
-                self.text = Path(args.file).read_text(encoding="utf-8")
-            except UnicodeDecodeError as e:
-                raise PullbackCalcError(f"{args.file}: not UTF-8 text ({e.reason} at byte "
-                                        f"{e.start})") from None
+            with open(args.file, "rb") as f:
+                self.text = read_program(f, args.file)
 
         self.program = None
         self.declared: dict = {}

@@ -68,3 +68,55 @@ def test_the_output_never_replaces_the_program(command, alias):
         else:
             assert status == 0, err.getvalue()
             assert (root / out).stat().st_size > 0
+
+
+# ---- hostile program files -------------------------------------------------------------
+
+#: how a program file may come: as an editor saved it, or not a program at all
+SPELLINGS = st.sampled_from(["plain", "byte-order mark", "CRLF", "mark and CRLF", "tabs",
+                             "NUL inside", "not UTF-8", "cut in a character", "empty",
+                             "a comment only", "/dev/zero", "/dev/urandom", "a folder"])
+GOOD = {"plain", "byte-order mark", "CRLF", "mark and CRLF", "tabs"}
+
+
+def _program_file(kind: str, root: Path) -> str:
+    text = "# the running example\nΩ(λx. sin(x) × x)\n  (λz. λw. w) 0.5\n"
+    data = {"plain": text.encode(), "byte-order mark": b"\xef\xbb\xbf" + text.encode(),
+            "CRLF": text.replace("\n", "\r\n").encode(),
+            "mark and CRLF": b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(),
+            "tabs": text.replace("  ", "\t").encode(), "NUL inside": b"1 +\x00 2",
+            "not UTF-8": b"1 + \xff", "cut in a character": "1 + λ".encode()[:-1],
+            "empty": b"", "a comment only": b"# nothing\n"}.get(kind)
+    if data is None:
+        return {"a folder": str(root)}.get(kind, kind)
+    (root / "prog.pb").write_bytes(data)
+    return "prog.pb"
+
+
+@settings(max_examples=40, deadline=None)
+@given(kind=SPELLINGS, command=st.sampled_from([["reduce"], ["trace", "-f", "json"],
+                                                ["check"]]))
+def test_a_program_file_is_read_or_refused_in_one_line(kind, command):
+    """Never a hang, a traceback or a wrong reading: a file an editor saved (a byte-order
+    mark, CRLF line ends) means its program; anything else is one line and status 1.
+    (Found by hand: a byte-order mark was an "unexpected character"; /dev/zero was read
+    until the memory ran out.)"""
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder).resolve()
+        os.chdir(root)
+        try:
+            src = _program_file(kind, root)
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                status = main([*command, src])
+        finally:
+            os.chdir(cwd)
+    assert "Traceback" not in err.getvalue()
+    if kind in GOOD:
+        assert status == 0, err.getvalue()
+        if command == ["reduce"]:
+            assert "normal form: λdx. 0.9182168195493894 × dx" in out.getvalue()
+    else:
+        assert status == 1 and err.getvalue().count("\n") <= 3, err.getvalue()
+        assert err.getvalue().startswith("pullback-calc: error: "), err.getvalue()

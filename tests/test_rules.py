@@ -122,6 +122,9 @@ CASES = [
      "let c = sin(0) in Ω(λx. let y = x × c in y) ω", "Ω(λx. x × 0) ω"),
     ("8J", "(J(λx. let y = sin(x) in let z = cos(y) in z)·1) 2",
      "(J(λ⟨x, y⟩. let z = cos(y) in z)·⟨1, (J(λx. sin(x))·1) 2⟩) ⟨2, sin(2)⟩", None),
+    # 8Jd: a stage nothing live reads -- its value is computed, its tangent is 𝟎
+    ("8Jd", "(J(λx. let y = sin(x) in let z = x × 2 in z)·1) 3",
+     "(J(λ⟨x, y⟩. let z = x × 2 in z)·⟨1, 𝟎⟩) ⟨3, sin(3)⟩", "2"),
     # an open point: its inert component sin(u) is shared by a let (kept by rule 1)
     ("8J", "(J(λ⟨x, w⟩. let y = x × w in let z = y × y in z)·⟨1, 0⟩) ⟨u, sin(u)⟩",
      "let w = sin(u) in (J(λ⟨⟨x, w⟩, y⟩. let z = y × y in z)·⟨⟨1, 0⟩, "

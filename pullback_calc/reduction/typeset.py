@@ -441,6 +441,17 @@ _ENTRIES = [
        "once, and its value substituted by rule 1 (J(f)·P V applies f at V, so E is evaluated "
        "either way). A value that is no atom is named again by A-name and is a stage of 8J.",
        None, "7J and 8J"),
+    _t("8Jd", "Jacobian of a let series past a stage nothing live reads",
+       [(_jac(_let("q", "E", "L")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle.\,L)"
+         r"\cdot\langle P, \mathbf{0}\rangle)\;\langle V, \bar{E}\rangle",
+         "no live part of L reads q: not L's result, nor a stage that a live part reads in "
+         "turn")],
+       "extension",
+       "L is then the same function of ⟨p, q⟩ whatever q is, so its tangent is the same "
+       "along any tangent of q: 8J with 0 for E's tangent, which is not computed (a "
+       "closure's derivative along a function coordinate, a nested derivative unfolded "
+       "at the point). E's value is computed, as call by value computes every stage.",
+       None, "7J and 8J"),
 ]
 
 TYPESET: dict[str, Typeset] = {e.label: e for e in _ENTRIES}

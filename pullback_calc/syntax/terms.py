@@ -74,6 +74,7 @@ TREE_K, TREE = 1 << 16, 1 << 17      # no node reached twice below, outside λs 
 COMPUTES_K, COMPUTES = 1 << 18, 1 << 19  # a λ computes with its free variables (rules 8c)
 DEAD_K, DEAD = 1 << 20, 1 << 21  # a let of a value that only dead code reads (rules.dead_let)
 CALLS = 1 << 22  # a λ applies one of its free variables (anf.calls_unknown; with COMPUTES_K)
+UNREAD_K, UNREAD = 1 << 23, 1 << 24  # a let of a stage only dead stages read (rules.dead_stage)
 
 
 class Term:

@@ -327,7 +327,8 @@ def node_rules(t: Term, forward: bool = False) -> set:
             out.add("pb")
         elif isinstance(f, Jac):
             if is_let(f.lam.body):
-                out.add("8Jc" if constant_stage(f.lam) else "8J")
+                out.add("8Jc" if constant_stage(f.lam) else
+                        "8Jd" if unread_stage(f.lam.body) else "8J")
             elif elementary(f.lam.body) or env_extension(f.lam):
                 r = jacobian_at(t, forward)
                 if r:
@@ -558,6 +559,20 @@ def dead_value(let_) -> bool:
     t = let_.fun.body
     while is_let(t):
         if any(_free_count(n, t.arg) for n in names) and not dead_value(t):
+            return False
+        names -= set(pattern_vars(t.fun.pat))
+        t = t.fun.body
+    return not any(_free_count(n, t) for n in names)
+
+
+def unread_stage(let_) -> bool:
+    """8Jd's stage, restated (independently of rules.dead_stage, by recursion on the
+    series): every occurrence of q in the rest of the series is in the bound term of
+    a let that is such a stage itself -- whatever its term, a computation too."""
+    names = set(pattern_vars(let_.fun.pat))
+    t = let_.fun.body
+    while is_let(t):
+        if any(_free_count(n, t.arg) for n in names) and not unread_stage(t):
             return False
         names -= set(pattern_vars(t.fun.pat))
         t = t.fun.body

@@ -459,3 +459,18 @@ def test_a_dead_stage_is_computed_but_not_differentiated():
     r = pc.reduce("(J(λx. let a = sin(x) in let b = a × a in b × 2)·1) 0.5")
     assert "8Jd" not in r.rule_counts
     assert close(float(pc.pretty(r.value)), 4 * math.sin(0.5) * math.cos(0.5))
+
+
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9, 'A tangent multiplied by "
+                          "zero'): the forward premise computes a factor's tangent before it "
+                          "finds the other factor 0")
+def test_a_pullback_along_a_constant_function_costs_what_its_evaluation_does():
+    """The thorough profile (2026-11-29): Ω(p) ω 1 1 with p = λy. x1 a let-bound constant
+    function and ω's body a derivative of a closure over a second derivative.  The
+    evaluation takes 10 steps (the dual map into 𝟎 never evaluates ω's body); the
+    gradient 27,399: rule 18 differentiates the covector λdy. B(z) × J(p)·dy along
+    ⟨dx1, dp⟩, and its forward premise takes B's tangent (25,000 steps) before it
+    reaches J(p)·dy, which is 0.  The gradient is right: (0, 0)."""
+    g = pc.grad(_data("zero_factor_program.txt"), [0.3, 0.3], max_steps=20_000, record=False)
+    assert list(g) == [0.0, 0.0]

@@ -1678,7 +1678,7 @@ def _stage_readers_pending(u: App) -> Optional[list]:
     """For let q = E in L: None if L's result or a stage known live reads q; otherwise
     the lets reading q whose answer is not known yet."""
     names = set(pattern_vars(u.fun.pat))
-    pending = []
+    pending: list = []
     t: Term = u.fun.body
     while names and is_let(t):
         if not any(n in fv(t) for n in names):

@@ -369,6 +369,11 @@ USER: dict[str, ChurchFamily] = {
 }
 CHURCH.update(USER)
 
+#: families whose sizes are orders of differentiation, not lengths: their ratios are
+#: factors per order, held to GOAL_PER_ORDER (issue 26: nested AD in the peers)
+PER_ORDER = {"nested-order"}
+GOAL_PER_ORDER = 4.0
+
 #: the families that ``--families church`` selects
 CHURCH_LISTS = [k for k in CHURCH if k.startswith("church-")]
 
@@ -1231,9 +1236,17 @@ def run_church_family(nm: str, args, report: dict) -> bool:
     pad = " " * len(nm)
     print(f"{nm}: doubling ratio of gradient steps {', '.join(f'{r:.3f}' for r in grad_r) or '–'}; "
           f"of applying the covector {', '.join(f'{r:.3f}' for r in apply_r) or '–'}")
-    print(f"{pad}  verdict: " + ("?" if math.isnan(worst) else
-                                 "linear (×≤2.2 per doubling)" if worst <= 2.2 else
-                                 f"SUPERLINEAR (worst ×{worst:.2f} per doubling)"))
+    if nm in PER_ORDER:  # (the sizes are orders: each ratio is a factor per order)
+        per = [b.grad_steps / a.grad_steps for a, b in zip(cases, cases[1:])]
+        top = max(per, default=float("nan"))
+        print(f"{pad}  verdict: factor per order {', '.join(f'×{r:.2f}' for r in per) or '–'} "
+              f"against ≤ ×{GOAL_PER_ORDER:g} (issue 26): "
+              + ("?" if math.isnan(top) else "PASS" if top <= GOAL_PER_ORDER else
+                 f"FAIL (worst ×{top:.2f}, at order {1 + per.index(top)} → {2 + per.index(top)})"))
+    else:
+        print(f"{pad}  verdict: " + ("?" if math.isnan(worst) else
+                                     "linear (×≤2.2 per doubling)" if worst <= 2.2 else
+                                     f"SUPERLINEAR (worst ×{worst:.2f} per doubling)"))
     worst_a = max((c.arith_ratio for c in cases), default=float("nan"))
     cheap = all(c.arith_ratio <= CHEAP_GRADIENT_BOUND for c in cases)
     print(f"{pad}  cheap gradient (arithmetic steps, rule 4): worst ratio "

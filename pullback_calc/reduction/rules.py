@@ -785,50 +785,55 @@ def dead_let(let_: App) -> bool:
     is a value is asked in turn (the answer kept on its node).  A whole pass
     of the series at each let (as this once did) was quadratic where 8c
     rebuilds the top of a long series at every step (church-foldl)."""
-    if let_._flags & DEAD_K:
-        return bool(let_._flags & DEAD)
-    # depth-first over the value lets that read q (a let series has no cycle)
+    return _dead_by_readers(let_, DEAD_K, DEAD, values=True)
+
+
+def _dead_by_readers(let_: App, known: int, dead: int, values: bool) -> bool:
+    """dead_let (``values``: only values count as dead) and dead_stage: a depth-first
+    walk over the lets that read q, each answer kept on its node (``known``, ``dead``:
+    the flag bits) -- a let series has no cycle."""
+    if let_._flags & known:
+        return bool(let_._flags & dead)
     stack: list = [let_]
     while stack:
         u = stack[-1]
-        if u._flags & DEAD_K:
+        if u._flags & known:
             stack.pop()
             continue
-        pending = _value_readers_pending(u)
+        pending = _readers_pending(u, known, dead, values)
         if pending is None:  # read where it is live
-            u._flags |= DEAD_K
+            u._flags |= known
             stack.pop()
         elif pending:
             stack.extend(pending)
         else:  # every reader decided, and dead
-            u._flags |= DEAD_K | DEAD
+            u._flags |= known | dead
             stack.pop()
-    return bool(let_._flags & DEAD)
+    return bool(let_._flags & dead)
 
 
-def _value_readers_pending(u: App) -> Optional[list]:
-    """For let q = E in L: None if E is no value or a live part of L reads q
-    (the series' end, a let that is no value, or a value let known live);
-    otherwise the value lets reading q whose answer is not known yet."""
-    if not isinstance(u.arg, _VALUES):
+def _readers_pending(u: App, known: int, dead: int, values: bool) -> Optional[list]:
+    """For let q = E in L: None if q is read where it is live -- L's result, a let
+    known live, or (``values``) a let that is no value, or E itself no value;
+    otherwise the lets reading q whose answer is not known yet."""
+    if values and not isinstance(u.arg, _VALUES):
         return None
     names = set(pattern_vars(u.fun.pat))
-    pending = []
+    pending: list = []
     t: Term = u.fun.body
     while names and is_let(t):
-        if any(n in fv(t) for n in names):
-            if any(n in fv(t.arg) for n in names):
-                if not isinstance(t.arg, _VALUES):
-                    return None
-                if t._flags & DEAD_K:
-                    if not t._flags & DEAD:
-                        return None
-                else:
-                    pending.append(t)
-            names.difference_update(pattern_vars(t.fun.pat))
-            t = t.fun.body
-        else:
+        if not any(n in fv(t) for n in names):
             return pending
+        if any(n in fv(t.arg) for n in names):
+            if values and not isinstance(t.arg, _VALUES):
+                return None
+            if t._flags & known:
+                if not t._flags & dead:
+                    return None
+            else:
+                pending.append(t)
+        names.difference_update(pattern_vars(t.fun.pat))
+        t = t.fun.body
     if any(n in fv(t) for n in names):
         return None
     return pending
@@ -1654,46 +1659,7 @@ def dead_stage(let_: App) -> bool:
     decides for values -- a walk only as far as q is read, each reader asked in turn,
     the answer kept on the let's node (``UNREAD``) -- but any stage counts: its value
     is computed whether or not it is read, its tangent only if it is."""
-    if let_._flags & UNREAD_K:
-        return bool(let_._flags & UNREAD)
-    stack: list = [let_]
-    while stack:
-        u = stack[-1]
-        if u._flags & UNREAD_K:
-            stack.pop()
-            continue
-        pending = _stage_readers_pending(u)
-        if pending is None:  # read where it is live
-            u._flags |= UNREAD_K
-            stack.pop()
-        elif pending:
-            stack.extend(pending)
-        else:  # every reader decided, and dead
-            u._flags |= UNREAD_K | UNREAD
-            stack.pop()
-    return bool(let_._flags & UNREAD)
-
-
-def _stage_readers_pending(u: App) -> Optional[list]:
-    """For let q = E in L: None if L's result or a stage known live reads q; otherwise
-    the lets reading q whose answer is not known yet."""
-    names = set(pattern_vars(u.fun.pat))
-    pending: list = []
-    t: Term = u.fun.body
-    while names and is_let(t):
-        if not any(n in fv(t) for n in names):
-            return pending
-        if any(n in fv(t.arg) for n in names):
-            if t._flags & UNREAD_K:
-                if not t._flags & UNREAD:
-                    return None
-            else:
-                pending.append(t)
-        names.difference_update(pattern_vars(t.fun.pat))
-        t = t.fun.body
-    if any(n in fv(t) for n in names):
-        return None
-    return pending
+    return _dead_by_readers(let_, UNREAD_K, UNREAD, values=False)
 
 
 def _constant_stage(lam: Lam) -> bool:

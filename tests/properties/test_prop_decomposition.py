@@ -553,12 +553,17 @@ def dead_value(let_) -> bool:
     the series): V is a variable, a numeral, 𝟎 or an abstraction, and every
     occurrence of q in the rest of the series is in the value of a let that is
     dead itself."""
-    if not isinstance(let_.arg, (Var, Num, Zero, Lam)):
-        return False
+    return _read_only_by(let_, dead_value) if isinstance(let_.arg, (Var, Num, Zero, Lam)) \
+        else False
+
+
+def _read_only_by(let_, dead) -> bool:
+    """Is every occurrence of q in the rest of the series in the bound term of a let
+    that ``dead`` says is dead (and none in the series' result)?"""
     names = set(pattern_vars(let_.fun.pat))
     t = let_.fun.body
     while is_let(t):
-        if any(_free_count(n, t.arg) for n in names) and not dead_value(t):
+        if any(_free_count(n, t.arg) for n in names) and not dead(t):
             return False
         names -= set(pattern_vars(t.fun.pat))
         t = t.fun.body
@@ -569,14 +574,7 @@ def unread_stage(let_) -> bool:
     """8Jd's stage, restated (independently of rules.dead_stage, by recursion on the
     series): every occurrence of q in the rest of the series is in the bound term of
     a let that is such a stage itself -- whatever its term, a computation too."""
-    names = set(pattern_vars(let_.fun.pat))
-    t = let_.fun.body
-    while is_let(t):
-        if any(_free_count(n, t.arg) for n in names) and not unread_stage(t):
-            return False
-        names -= set(pattern_vars(t.fun.pat))
-        t = t.fun.body
-    return not any(_free_count(n, t) for n in names)
+    return _read_only_by(let_, unread_stage)
 
 
 def moved_once(let_) -> bool:

@@ -53,7 +53,7 @@ FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args"
             "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
             "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
-            "returns-grad1", "g-of-chain", "discarded")
+            "returns-grad1", "g-of-chain", "discarded", "Ω-outer")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -422,6 +422,12 @@ class _Builder:
         self.features.add("nested-Ω")
         z, w = self.fresh("z"), self.fresh("w")
         coeff = self.real([z] + scope, 1, funs) if self.chance(2) else "1"
+        if "Ω-outer" in self.want and scope:  # (asked for only: other draws stay as they were)
+            # the map and the 1-form both read an outer variable: differentiated in it,
+            # the pullback's dual map has p in its map and its functional (rule 16c)
+            self.features.add("Ω-outer")
+            body = f"{y} × {self.pick(scope)} × ({body})"
+            coeff = f"{self.pick(scope)} × ({coeff})"
         form = f"(λ{z}. λ{w}. ({coeff}) × {w})" if coeff != "1" else f"(λ{z}. λ{w}. {w})"
         tangent = self.leaf(scope)
         if k == "Ω-let":
@@ -489,7 +495,7 @@ class _Builder:
             while name not in self.features:
                 out = self.fold(scope, 1, ())
             return out
-        if name in ("nested-Ω", "Ω-let-bound", "J-applied"):
+        if name in ("nested-Ω", "Ω-let-bound", "J-applied", "Ω-outer"):
             while name not in self.features:
                 out = self.nested(scope, 1, ())
             return out

@@ -94,6 +94,11 @@ def test_a_point_is_numbers_of_any_kind_and_never_text():
               decimal.Decimal("0.5")):
         assert pc.grad("λx. x × x", x) == [1.0]
     assert pc.grad("λ⟨x, y⟩. x × y", np.array([2.0, 3.0])) == [3.0, 2.0]
+    # beyond the floats, or no float: the error names it (was OverflowError, ValueError)
+    for bad in (10 ** 400, fractions.Fraction(10 ** 400), decimal.Decimal("sNaN"),
+                [1.0, 10 ** 400], [np.array(1j)]):
+        with pytest.raises(pc.JacobianError, match="beyond the floats|is no float"):
+            pc.grad("λx. x" if not isinstance(bad, list) else "λ⟨x, y⟩. x × y", bad)
 
 
 @pytest.mark.parametrize("call,message", [

@@ -117,18 +117,35 @@ def as_point(point, what: str = "the point") -> list[float]:
     would be the coordinates 1 and 2)."""
     try:
         if is_real(point):
-            return _finite([float(point)], what)
+            return _finite([_float(point, what)], what)
         if isinstance(point, (str, bytes, abc.Mapping, abc.Set)):  # (no order of coordinates)
             raise TypeError
         coords = list(point)
     except TypeError:
         raise JacobianError(f"{what} must be a real number or a list of them, got "
-                            f"{point!r}") from None
+                            f"{_shown(point)}") from None
     for i, v in enumerate(coords):
         if not is_real(v):
             raise JacobianError(f"{what} must be a list of real numbers: its coordinate {i} "
-                                f"(counting from 0) is {v!r}")
-    return _finite([float(v) for v in coords], what)
+                                f"(counting from 0) is {_shown(v)}")
+    return _finite([_float(v, what) for v in coords], what)
+
+
+def _float(v, what: str) -> float:
+    """float(v), or the error that names v (10**400 overflows, Decimal('sNaN') and a
+    complex 0-d array do not convert)."""
+    try:
+        return float(v)
+    except OverflowError:
+        raise JacobianError(f"{what} must be finite: {_shown(v)} is beyond the floats") from None
+    except (TypeError, ValueError):
+        raise JacobianError(f"{what} must be real numbers: {_shown(v)} is no float") from None
+
+
+def _shown(v) -> str:
+    """repr(v), its middle cut out past 60 characters (an int of 400 digits)."""
+    r = repr(v)
+    return r if len(r) <= 60 else r[:40] + " … " + r[-12:]
 
 
 def is_real(v) -> bool:

@@ -27,7 +27,12 @@ REALS = st.one_of(
 NOT_REALS = st.one_of(
     st.text(max_size=3), st.binary(max_size=3), st.complex_numbers(max_magnitude=3),
     st.none(), st.just([[1.0], [2.0]]), st.sampled_from([math.inf, -math.inf, math.nan]),
-    st.just({1.0: 2.0}), st.just({1.5}), st.just(object()))
+    st.just({1.0: 2.0}), st.just({1.5}), st.just(object()),
+    # (beyond the floats, or no float at all: OverflowError, ValueError, TypeError)
+    st.sampled_from([10 ** 400, -(10 ** 400)]),
+    st.just(10 ** 400).map(__import__("fractions").Fraction),
+    st.sampled_from(["sNaN", "NaN", "1e999"]).map(__import__("decimal").Decimal),
+    st.just(np.array(1j)))
 
 
 def _is_real(v) -> bool:
@@ -35,7 +40,7 @@ def _is_real(v) -> bool:
         return False
     try:
         return math.isfinite(float(v))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
 
 

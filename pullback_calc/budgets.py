@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from contextvars import ContextVar
-from typing import Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from .errors import ArgumentError, MemoryBudgetExceeded, TimeBudgetExceeded
 
@@ -118,15 +118,28 @@ def ticker(fn: Callable[[], None]):
 MAX_SECONDS = 10_000_000
 
 
+def _positive(v: Any) -> bool:
+    """A real number (no bool) above 0 and finite -- or a number beyond the floats
+    (10**400), which the upper bound then refuses."""
+    x: Any = v  # (numbers.Real declares no comparison with int to the type checker)
+    if not isinstance(v, numbers.Real) or isinstance(v, bool):
+        return False
+    try:
+        return 0 < float(x) < math.inf
+    except OverflowError:  # (no float, but a number)
+        return bool(x > 0)
+
+
 def validate(timeout, max_memory=None) -> None:
     """ArgumentError (a ValueError) unless each budget given is a positive finite number, and
     the timeout at most MAX_SECONDS."""
     for name, v in (("timeout", timeout), ("max_memory", max_memory)):
-        if v is not None and not (isinstance(v, numbers.Real) and not isinstance(v, bool)
-                                  and math.isfinite(float(v)) and float(v) > 0):
-            raise ArgumentError(f"{name} must be a positive number (or None), got {v!r}")
+        if v is not None and not _positive(v):
+            raise ArgumentError(f"{name} must be a positive number (or None), got "
+                                f"{str(v)[:40]}")
     if timeout is not None and timeout > MAX_SECONDS:
-        raise ArgumentError(f"timeout must be at most {MAX_SECONDS:,} seconds, got {timeout!r}")
+        raise ArgumentError(f"timeout must be at most {MAX_SECONDS:,} seconds, got "
+                            f"{str(timeout)[:40]}")
 
 
 @contextlib.contextmanager

@@ -105,6 +105,7 @@ def test_a_point_is_numbers_of_any_kind_and_never_text():
     (lambda: pc.reduce("1 + 1", max_steps=-1), "max_steps must be a whole number of at least 0"),
     (lambda: pc.reduce("1 + 1", max_steps=2.5), "max_steps must be a whole number"),
     (lambda: pc.reduce("1 + 1", timeout=0), "timeout must be a positive number"),
+    (lambda: pc.reduce("1 + 1", timeout=10 ** 400), "timeout must be at most"),
     (lambda: pc.grad("λx. x", 1.0, max_steps="9"), "max_steps must be a whole number"),
     (lambda: pc.reduce(b"1 + 2"), "got bytes .decode it first"),
     (lambda: pc.reduce(3), "expected a term, as text or a Term, got int"),

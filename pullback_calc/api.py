@@ -274,7 +274,9 @@ def grad(f: FunctionLike, *point, max_steps: int = DEFAULT_MAX_STEPS, record: bo
          on_unknown: str = "error", verify: bool = False) -> Gradient:
     """The gradient of a real-valued f at ``point`` (``grad(f, 2, 3)`` or
     ``grad(f, [2, 3])``), by one reverse-mode reduction of
-    ``Ω(f) (λz. λw. w) V``: rackpropagator's ``((grad f) 2.0 3.0)``.
+    ``Ω(f) (λz. λw. w) V``: rackpropagator's ``((grad f) 2.0 3.0)``.  A coordinate
+    is any real number -- int, float, Fraction, Decimal, a NumPy scalar -- and a
+    point may be any sequence of them (a NumPy array too); text is refused, never read.
     ``verify=True`` checks every step with the oracle (``reduce``)."""
     pt = _point_args(point)
     f = as_function(f, len(pt))

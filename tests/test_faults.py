@@ -465,6 +465,18 @@ def test_an_endless_input_is_refused_not_read_for_ever(path, message):
     assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_bad_byte_is_named_by_its_offset_across_chunks():
+    """read_program reads 1 MiB at a time: a character cut by a chunk's end is held by
+    the decoder, and the offset of a bad byte after it still counts from the file's start."""
+    import io
+    from pullback_calc.cli.source import read_program
+    head = b"a" * ((1 << 20) - 1)
+    for data, at in ((head + "λ".encode() + b"x\xff", len(head) + 3),
+                     (head + b"\xce\xff", len(head))):
+        with pytest.raises(pc.PullbackCalcError, match=f"at byte {at}\\)"):
+            read_program(io.BytesIO(data), "t")
+
+
 def test_a_byte_order_mark_is_no_character_of_the_program(tmp_path):
     """Windows editors start UTF-8 files with one (before: "unexpected character '\\ufeff'")."""
     (tmp_path / "bom.pb").write_bytes(b"\xef\xbb\xbf(\xce\xbbx. x \xc3\x97 x) 3\r\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 from typing import Optional, Sequence
 
@@ -26,7 +27,6 @@ class UsageError(Exception):
 def check_output_is_not_input(args) -> None:
     """Refuse ``-o OUT`` when OUT is the input FILE itself (by another name too: a link,
     ``./``): the output would replace the program it was made from."""
-    import os
     src, out = getattr(args, "file", None), getattr(args, "output", None)
     if not src or src == "-" or not out:
         return

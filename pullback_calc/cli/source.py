@@ -24,18 +24,23 @@ def read_program(stream: IO[bytes], name: str) -> str:
     while True:
         chunk = stream.read(1 << 20)
         final = not chunk
+        held = len(decoder.getstate()[0])  # (a character cut by the last chunk, read before)
         try:
             parts.append(decoder.decode(chunk, final=final))
         except UnicodeDecodeError as e:
             raise PullbackCalcError(f"{name}: not UTF-8 text ({e.reason} at byte "
-                                    f"{size + e.start})") from None
+                                    f"{size - held + e.start})") from None
         if final:
             break
         size += len(chunk)
         if size > MAX_PROGRAM:
             raise PullbackCalcError(f"{name}: longer than {MAX_PROGRAM // 2 ** 20} MB, too long "
                                     f"for a program (is it the file you meant?)")
-    text = "".join(parts)
+    return _without_mark("".join(parts))
+
+
+def _without_mark(text: str) -> str:
+    """The text without the byte-order mark that may start it (one, as an editor writes)."""
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -52,7 +57,7 @@ class Source:
             if hasattr(sys.stdin, "buffer"):
                 self.text = read_program(sys.stdin.buffer, self.name)
             else:  # (a text stream put in its place, as tests do)
-                self.text = sys.stdin.read().lstrip("\ufeff")
+                self.text = _without_mark(sys.stdin.read())
         else:
             self.name = args.file
             with open(args.file, "rb") as f:

@@ -9,6 +9,8 @@ steps exhausted; ``timeout=0`` raised a bare ValueError; ``pc.reduce(b"1 + 2")``
 internal AttributeError; ``np.float32(1.5)`` and ``Fraction(1, 3)`` were refused.)
 """
 import math
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -30,8 +32,8 @@ NOT_REALS = st.one_of(
     st.just({1.0: 2.0}), st.just({1.5}), st.just(object()),
     # (beyond the floats, or no float at all: OverflowError, ValueError, TypeError)
     st.sampled_from([10 ** 400, -(10 ** 400)]),
-    st.just(10 ** 400).map(__import__("fractions").Fraction),
-    st.sampled_from(["sNaN", "NaN", "1e999"]).map(__import__("decimal").Decimal),
+    st.just(Fraction(10 ** 400)),
+    st.sampled_from(["sNaN", "NaN", "1e999"]).map(Decimal),
     st.just(np.array(1j)))
 
 

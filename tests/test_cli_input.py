@@ -45,6 +45,9 @@ def test_unbound_variables_are_located_errors(capsys, cmd, text, where, words):
     ("let neg = 1 in neg", "1:5", "'neg' is a reserved word"),
     ("λpow. pow", "1:2", "add sub mul div neg pow"),
     ("let free = 1 in free", "1:5", "reserved word"),
+    ("let f = sin in f 1", "1:13",
+     "sin must be applied, sin(x); as a function value write λx. sin(x)"),
+    ("(λk. k 1 2) pow", "1:16", "write λx. λy. pow(x, y)"),
     # typed by one binding and reduced by the other, it used to give 1 silently
     ("(λ⟨x, x⟩. x) ⟨1, 2⟩", "1:7", "binds x twice"),
     ("let ⟨a, ⟨b, a⟩⟩ = ⟨1, ⟨2, 3⟩⟩ in a", "1:13", "binds a twice"),

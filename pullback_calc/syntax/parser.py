@@ -307,13 +307,21 @@ def _offset(text: str, line: int, column: int) -> int:
 
 def _hint(tok: Token, text: str, accepts: set) -> str:
     """What a beginner probably meant, for a few common slips."""
-    before = text[:_offset(text, tok.line or 1, tok.column or 1)].rstrip()
+    before = (text if tok.type == "$END" else
+              text[:_offset(text, tok.line or 1, tok.column or 1)]).rstrip()
     if tok.type in ("FNAME", "LET", "_IN", "JAC", "RESERVED", "FREE", "PROJ", "OMEGA",
                     "ZERO") and ("NAME" in accepts or "LANGLE" in accepts):
         return (f"; '{tok.value}' is a reserved word and cannot name a variable "
                 f"(reserved: {' '.join(RESERVED_WORDS)} pi1 pi2 …)")
     if tok.type == "LPAR" and (before.endswith(("λ", "\\")) or before.endswith("let")):
         return "; write a tuple pattern with angle brackets: λ⟨a, b⟩. … (ASCII: \\<a, b>. …)"
+    word = re.search(r"(\w+)\s*$", before)
+    if word and word.group(1) in prims.ARITY and set(accepts) == {"LPAR"}:
+        f = word.group(1)  # a function symbol is no term: it is applied where it is written
+        k = prims.ARITY[f]
+        args = ", ".join("xyz"[:k] if k <= 3 else (f"x{i}" for i in range(1, k + 1)))
+        return (f"; the function symbol {f} must be applied, {f}({args}); as a function "
+                f"value write λ{args.replace(', ', '. λ')}. {f}({args})")
     if tok.type == "TIMES" and before.endswith(("*", "×")):
         return "; powers are written with ^: x ^ 2 (not x ** 2)"
     return ""
@@ -334,7 +342,7 @@ def _translate(e: LarkError, text: str, start: str) -> ParseError:
             accepts = e.expected
         exp = _expected(accepts)
         pos = _end_pos(text) if tok.type == "$END" else Pos(tok.line, tok.column)
-        hint = "" if tok.type == "$END" else _hint(tok, text, set(accepts or ()))
+        hint = _hint(tok, text, set(accepts or ()))
         return ParseError(f"unexpected {_found(tok)}" + (f"; expected {exp}" if exp else "")
                           + hint, pos)
     if isinstance(e, UnexpectedInput):  # UnexpectedEOF and friends

@@ -474,3 +474,15 @@ def test_a_pullback_along_a_constant_function_costs_what_its_evaluation_does():
     reaches J(p)·dy, which is 0.  The gradient is right: (0, 0)."""
     g = pc.grad(_data("zero_factor_program.txt"), [0.3, 0.3], max_steps=20_000, record=False)
     assert list(g) == [0.0, 0.0]
+
+
+def test_a_tangent_multiplied_by_zero_costs_a_constant_factor_of_the_factor():
+    """The same program, against what a derivative must compute: the chain rule's
+    other summand reads B's value, and evaluating B alone at the point takes 4,318
+    steps (tests/data/zero_factor_value_program.txt).  The gradient is ×6.3 that: B's
+    value and its tangent, one more order of B's nested derivatives -- the waste is a
+    constant factor, not a blow-up (papers/calculus.md §9)."""
+    b = pc.reduce(_data("zero_factor_value_program.txt"), record=False)
+    g = pc.grad(_data("zero_factor_program.txt"), [0.3, 0.3], max_steps=40_000, record=False)
+    assert list(g) == [0.0, 0.0]
+    assert g.steps <= 7 * b.steps, (g.steps, b.steps)

@@ -118,3 +118,33 @@ def test_free_declarations_in_the_api():
     assert str(parse("free h : R\nh")) == "h"  # parse() keeps only the term
     with pytest.raises(ParseError, match="declared twice"):
         parse("free h : R\nfree h : R\nh")
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["grad", "-e", "λx. x", "1"], "a point after --at (--at 1,2)"),
+    (["reduce", "-e", "1", "prog.pb"], "either as FILE or with -e (see"),
+    (["grad", "prog.pb", "--at", "1", "2"], "coordinates joined by commas (--at 1,2)"),
+])
+def test_a_point_or_program_in_the_wrong_place_gets_a_hint(capsys, argv, hint):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and hint in err, err
+
+
+@pytest.mark.parametrize("text, at, symbol, failing", [
+    ("λx. sqrt(x)", "0", "sqrt", "div is undefined at 0.5, 0.0"),
+    ("λx. x ^ 0.5", "0", "pow", "pow is undefined at 0.0, -0.5"),
+    ("λx. 2 × sqrt(x × x)", "0", "sqrt", "div is undefined"),
+])
+def test_an_undefined_derivative_is_named_as_one(capsys, text, at, symbol, failing):
+    """∂sqrt at 0 divides by 0: the message says it is sqrt's derivative that is undefined
+    (the division is no operation the user wrote), and points at sqrt."""
+    code, out, err = run(capsys, "grad", "-e", text, "--at", at)
+    assert code == 1 and failing in err and f"part of the derivative of {symbol}" in err, err
+    caret = err.splitlines()[-1].index("^")
+    assert err.splitlines()[-2][caret:].lstrip("(").startswith(symbol.replace("pow", "x"))
+
+
+def test_an_operation_the_user_wrote_is_not_called_a_derivative(capsys):
+    for text, at in (("λx. sqrt(x)", "-1"), ("λx. x / 0", "1"), ("λx. log(x)", "0")):
+        code, _, err = run(capsys, "grad", "-e", text, "--at", at)
+        assert code == 1 and "derivative" not in err, err

@@ -9,6 +9,7 @@ import argparse
 import math
 import os
 import re
+import sys
 from typing import Optional, Sequence
 
 from .. import budgets
@@ -39,9 +40,31 @@ def check_output_is_not_input(args) -> None:
                          "program; choose another output file")
 
 
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
+
+def _hint(message: str, takes_point: bool, argv) -> str:
+    """What a point or program given in the wrong place probably meant."""
+    at = ", and a point after --at (--at 1,2)" if takes_point else ""
+    if message.startswith("argument FILE: not allowed with argument -e"):
+        return f"; give the program either as FILE or with -e{at}"
+    if message.startswith("unrecognized arguments:") and any(
+            a == "--at" or a.startswith("--at=") for a in argv) and any(
+            _NUMBER.fullmatch(a) for a in message.split(":", 1)[1].split()):
+        return "; a point is one argument after --at, its coordinates joined by commas (--at 1,2)"
+    return ""
+
+
 class Parser(argparse.ArgumentParser):
+    argv: list = []  # the arguments being parsed (for the hints)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.argv = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):  # usage mistakes: exit status 2, one clear line
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+        hint = _hint(message, "--at" in self._option_string_actions, self.argv)
+        raise UsageError(f"{message}{hint} (see '{self.prog} --help')")
 
 
 # ---- values ------------------------------------------------------------------------------

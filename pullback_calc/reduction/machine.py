@@ -33,8 +33,9 @@ from .. import budgets
 from ..areduction.anf import a_redex, is_a_normal, is_elementary
 from ..errors import ReductionError, StepBudgetExceeded, whole_number
 from ..syntax.printer import pretty
-from ..syntax.terms import (ANF, NF, SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum,
-                            Term, Tuple, Var, Zero, fresh_scope, is_let, pattern_vars)
+from ..syntax.terms import (ANF, NF, SPINE, App, Dual, Jac, Lam, Num, PartialPos, Prim, Proj,
+                            Pullback, Sum, Term, Tuple, Var, Zero, fresh_scope, is_let,
+                            pattern_vars)
 from . import delayed as D
 from . import gcpause
 from . import linear
@@ -564,6 +565,7 @@ class Machine:
             except ReductionError as e:
                 if e.pos is None:  # point the message at the source, as near as known
                     e.pos = _locate(D.materialise(t), materialise_ctx(ctx))
+                    _in_a_derivative(e)
                 raise
             except R.Declined:
                 self.steps_taken -= 1
@@ -874,6 +876,16 @@ def _locate(t: Term, ctx: Optional[Ctx]):
             return ctx.node.pos
         ctx = ctx.parent
     return None
+
+
+def _in_a_derivative(e: ReductionError) -> None:
+    """Say so when the operation that failed is part of a partial derivative rule
+    15 built (``PartialPos``): ∂sqrt at 0 divides by 0, which the user never wrote."""
+    if isinstance(e.pos, PartialPos) and e.rule == "4":
+        f = e.pos.symbol
+        e.message += (f"; it is part of the derivative of {f} (rule 15's ∂{f}), "
+                      f"undefined at this point")
+        e.args = (e.message,)
 
 
 def _symbol_pos(t: App):

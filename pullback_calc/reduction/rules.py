@@ -20,9 +20,9 @@ from ..syntax import prims
 from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, subst
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (ANF, DEAD, DEAD_K, GROUND, GROUND_K, NF, UNREAD, UNREAD_K,
-                            SPINE, App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term,
-                            Tuple, Var, Zero, ZERO, binds, direction_pattern, formal_sum, fresh,
-                            is_let, pattern_vars, remake, subterm_kids)
+                            SPINE, App, Dual, Jac, Lam, Num, PartialPos, Prim, Proj, Pullback,
+                            Sum, Term, Tuple, Var, Zero, ZERO, binds, direction_pattern,
+                            formal_sum, fresh, is_let, pattern_vars, remake, subterm_kids)
 from . import linear
 from .linear import is_zero
 from .env import Env, PatVars
@@ -1111,12 +1111,14 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
     bars = [env.at(a, V) for a in E.args]
     partials = prims.PARTIALS[E.op](*bars)
     out = []
+    # (each summand ∂ᵢf × âᵢ is new: it says where it comes from, for an error in ∂ᵢf)
+    at = None if E.pos is None else PartialPos(E.pos.line, E.pos.column, E.op)
     for a, d in zip(E.args, partials):
         if env.occurs(a):
             da = _dir(env, a, P)
             if isinstance(da, Zero):  # ∂ᵢf × 𝟎 is the zero vector: 𝟎 is absorbing (rule 3)
                 continue
-            out.append(da if d is None else Prim("mul", (d, da)))
+            out.append(da if d is None else Prim("mul", (d, da), at))
     return formal_sum(out)
 
 

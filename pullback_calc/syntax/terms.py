@@ -32,6 +32,14 @@ class Pos:
         return f"line {self.line}, column {self.column}"
 
 
+@dataclass(frozen=True)
+class PartialPos(Pos):
+    """The position of a function symbol f, on a term rule 15 built from f's partial
+    derivatives: an operation there that cannot be done (∂sqrt at 0 divides by 0) is
+    reported as the derivative of f, not as an operation the user never wrote."""
+    symbol: str = ""
+
+
 # ---- facts cached on a node ---------------------------------------------------
 # Terms are immutable, so a fact learnt about a node stays true; the engine
 # keeps such facts on the node itself, in slots (None or 0: not known yet).

@@ -212,3 +212,18 @@ def test_the_inlining_check_reads_each_closure_once(monkeypatch):
         gradient(by_cons(n), n)
         counts.append(visits[0])
     assert counts[2] / counts[1] <= 2.2 and counts[1] / counts[0] <= 2.2, counts
+
+
+def test_a_closed_abstraction_computes_with_no_free_variable():
+    """``anf.computes`` asks whether a λ computes *with its free variables*; a closed
+    one has none, whatever its body does with numerals.  It answered yes for
+    λa. sin(-1.1) − (-1), so A-name, not A-lift, took (let y = t in λa. …) t apart,
+    against the documented decomposition (the thorough profile)."""
+    from pullback_calc.areduction.anf import computes
+    assert not computes(pc.parse("λa. sin(-1.1) − (-1)"))
+    assert not computes(pc.parse("λa. λb. 2 × 3"))
+    assert computes(pc.parse("λy. λa. sin(y) + 1").body)  # λa. sin(y)+1: y is free
+    r = pc.reduce(pc.parse("Ω(λt. (let y = t in λa. sin(-1.1) − (-1)) t) (λz. λw. w) 0.5 1"),
+                  check=False)
+    assert r.trace[0].rule == "A-lift", r.trace[0]  # (was A-name, naming the let series)
+    assert r.value == pc.parse("𝟎")  # (a constant function: its derivative is the zero vector)

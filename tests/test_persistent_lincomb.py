@@ -82,3 +82,17 @@ def test_old_covectors_of_a_recorded_trace_print_as_they_were():
     texts = [pc.pretty(s.contractum) for s in fives]  # read in order, then again backwards
     assert [pc.pretty(s.contractum) for s in reversed(fives)] == texts[::-1]
     assert texts[-1].count("⊕") == 3 and r.row == [2.0, 4.0, 6.0, 3.0]
+
+
+def test_reads_answers_for_the_atoms_left_not_for_those_that_cancelled():
+    """A covector's ``cx`` (the names inside its compound atoms) only grows while
+    the reverse phase composes: an atom that cancels leaves its names there.
+    ``reads`` decides whether rule 5 reduces an item of a map's body, so a stale
+    name made the redex depend on how the covector was built (the thorough
+    profile: π2 (d ⟨0, 1⟩) left, a compound atom over ``t`` cancelled)."""
+    from pullback_calc.reduction.linear import reads
+    from pullback_calc.syntax.terms import Proj
+    atom = Proj(2, App(Var("d"), Tuple((Num(0.0), Num(1.0)))))
+    body = term_of(LC.of({atom: Num(-0.5)}, frozenset({"d", "t"})))  # "t": cancelled
+    assert reads(body, ["d"]) and not reads(body, ["t"])
+    assert not reads(body, ["w"])

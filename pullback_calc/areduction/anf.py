@@ -123,7 +123,8 @@ def calls_unknown(lam: Lam) -> bool:
 
 def _classify(lam: Lam) -> None:
     out = calls = False
-    stack = [(lam.body, fv(lam))]
+    names = fv(lam)  # (a closed λ computes with no free variable, whatever its body does)
+    stack = [(lam.body, names)] if names else []
     while stack:
         u, names = stack.pop()  # names: lam's free variables not shadowed at u
         if isinstance(u, Prim):

@@ -497,7 +497,13 @@ def reads(t: Term, names) -> bool:
     if lc is None:
         return not fv(t).isdisjoint(names)
     d, cx = lc.pm.dict(), lc.cx
-    return any(x in cx or Var(x) in d for x in names)
+    if any(Var(x) in d for x in names):
+        return True
+    inside = [x for x in names if x in cx]
+    # (cx may keep the names of compound atoms that have cancelled since: the
+    # answer decides a redex, so it must be the term's, asked of the atoms left)
+    return bool(inside) and any(not isinstance(a, Var) and not fv(a).isdisjoint(inside)
+                                for a in d)
 
 
 def _cached_lc(t: Term) -> Optional[LC]:

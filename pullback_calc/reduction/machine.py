@@ -65,6 +65,20 @@ def names_functional(let: Term) -> bool:
         and b.functional.name == w.name
 
 
+def _series_leaves(ctx: "Ctx", t: Term):
+    """t, a let naming a functional, in the hole of let-inert frames ``ctx`` (the
+    bodies of a let series): when the series is the bound term of a let that names
+    a functional, that let and its new context (the A-lift redex), else None."""
+    c = ctx
+    while c is not None and c.kind == "let-inert":
+        c = c.parent
+    if c is None or c.kind != "app-arg" or not names_functional(c.node):
+        return None
+    while ctx is not c:  # the series, with t in its tail
+        t, ctx = _PLUG["let-inert"](ctx.node, 0, t), ctx.parent
+    return _PLUG["app-arg"](c.node, 1, t), c.parent
+
+
 def _ends_in_named_functional(t: Term) -> bool:
     """Is t a let series ending in a let that names a functional: rule pb's
     contractum at an open point (let x = I in … let w = ω Ē in (λp̂. …)⋆w)?"""
@@ -481,6 +495,17 @@ class Machine:
                         t, ctx = _PLUG["app-arg"](ctx.node, 1, t), ctx.parent
                         label = "A-lift"  # a let leaves a named functional at once
                         break
+                    if tt is App and ctx is not None and ctx.kind == "let-inert" \
+                            and names_functional(t):
+                        # a contraction in the tail of a let series made it end in a
+                        # named functional: if the series is the bound term of one
+                        # (let w = (let x = I in … let v = ω Ē in (λp̂.…)⋆v) in (…)⋆w),
+                        # it leaves it now, as if it had been written so
+                        lifted = _series_leaves(ctx, t)
+                        if lifted is not None:
+                            t, ctx = lifted
+                            label = "A-lift"
+                            break
                     if ctx is not None and ctx.kind in A_KINDS:
                         r = self._down_a(ctx, t)
                         if r is None:

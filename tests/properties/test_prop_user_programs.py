@@ -343,6 +343,17 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
     assert all(close(x, y) for x, y in zip(a, b)), (list(a), list(b))
 
 
+# The thorough profile (2026-11-29), once the naive decomposer walked each dual map's
+# functional once: (1) pb's contractum at an open point, in the tail of a let series
+# bound by a let that names a functional, left the series only when the machine
+# descended into it afresh, not after a contraction there (the label depended on the
+# machine's history); (2) a closed λ "computed" (A-name, not A-lift, for a let series
+# applied that ends in it), and rule 5 reduced an unread item of a map's body because
+# a covector's cached names kept those of an atom that had cancelled.
+@example(UserProgram(_helpers_program("series_in_named_bound_program.txt"), 1, (1.5,),
+                     frozenset({"nested-Ω", "grad1-nested", "g-of-chain", "pair-fold"})))
+@example(UserProgram(_helpers_program("closed_builder_program.txt"), 1, (-1.1,),
+                     frozenset({"capture", "curried", "g-of-chain", "pair-fold"})))
 @settings(max_examples=FEW)
 @given(programs(1, depth=2))
 def test_every_step_of_a_user_gradient_decomposes_uniquely(p):

@@ -96,14 +96,12 @@ def _shape(f: Term, n: int) -> tuple[Type, Type, list, list]:
 
 def _flat(v, what: str) -> list[float]:
     """The reals of a number or a (nested) sequence of numbers, left to right."""
-    if is_real(v):
-        return as_point(v, what)
-    if isinstance(v, (str, bytes, abc.Mapping, abc.Set)):  # (text, or no order)
-        raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}")
+    if is_real(v) or isinstance(v, (str, bytes, abc.Mapping, abc.Set)):
+        return as_point(v, what)  # (text and unordered collections: refused there)
     try:
         items = list(v)
-    except TypeError:
-        raise JacobianError(f"{what} must be a number or a list of numbers, got {v!r}") from None
+    except TypeError:  # no sequence: as_point refuses it with the message of a point
+        return as_point(v, what)
     return as_point([x for item in items for x in _flat(item, what)], what)
 
 

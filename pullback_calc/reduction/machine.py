@@ -781,7 +781,7 @@ def _child_dual(ctx, t):
 
 def _unread_from(d: Dual, body: Tuple, i: int) -> bool:
     """In (λq.⟨S₁, …, Sₙ⟩)⋆(λ⟨w₁, …, wₙ⟩.T), with S₁ … Sᵢ₋₁ values: is every Sⱼ (j ≥ i)
-    that is not a plain value (``_plain``: a variable, numeral, 𝟎, abstraction, or a
+    that is not a plain value (``_value_by_form``: a variable, numeral, 𝟎, abstraction, or a
     tuple of them) in a component wⱼ that T does not read?  Then the map's body is
     done: rule 5 composes T[S/w], which drops those Sⱼ, so they are not reduced
     (dead code; in the reverse phase, the tangent of a stage that no later stage
@@ -796,19 +796,19 @@ def _unread_from(d: Dual, body: Tuple, i: int) -> bool:
         return False  # (a kept let at i is rule lift's)
     names: list = []
     for j in range(i, len(items)):
-        if not _plain(items[j]):
+        if not _value_by_form(items[j]):
             names.extend(pattern_vars(pat.items[j]))
     return not linear.reads(f.body, names)
 
 
-def _plain(u: Term) -> bool:
+def _value_by_form(u: Term) -> bool:
     """A variable, numeral, 𝟎, abstraction, or a tuple of them: a value by its form."""
     while True:
         if type(u) in _LEAVES:
             return True
         if type(u) is not Tuple:
             return False
-        if not all(_plain(v) for v in u.items[1:]):
+        if not all(_value_by_form(v) for v in u.items[1:]):
             return False
         u = u.items[0]
 

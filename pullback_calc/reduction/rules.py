@@ -714,7 +714,7 @@ def _bounds(u: Term, out: Optional[dict] = None) -> Optional[tuple[float, float]
             continue
         if isinstance(v, Num):
             out[id(v)] = (v.value, v.value)
-        elif isinstance(v, Var) or isinstance(v, Proj) and _plain(v):
+        elif isinstance(v, Var) or isinstance(v, Proj) and _atom_path(v):
             out[id(v)] = (-math.inf, math.inf)
         elif not isinstance(v, Prim) or v.op not in _RANGES:
             out[id(v)] = None
@@ -754,11 +754,11 @@ _RANGES: dict = {
 }
 
 
-def _plain(u: Term) -> bool:
+def _atom_path(u: Term) -> bool:
     """Variables, numerals, tuples and projections of them."""
     if isinstance(u, (Var, Num)):
         return True
-    return isinstance(u, (Tuple, Proj)) and all(_plain(k) for k in subterm_kids(u))
+    return isinstance(u, (Tuple, Proj)) and all(_atom_path(k) for k in subterm_kids(u))
 
 
 def _defined_constant(E: Term) -> bool:

@@ -486,3 +486,19 @@ def test_a_tangent_multiplied_by_zero_costs_a_constant_factor_of_the_factor():
     g = pc.grad(_data("zero_factor_program.txt"), [0.3, 0.3], max_steps=40_000, record=False)
     assert list(g) == [0.0, 0.0]
     assert g.steps <= 7 * b.steps, (g.steps, b.steps)
+
+
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9, 'A tangent multiplied by "
+                          "zero')")
+def test_a_direction_whose_derivative_is_multiplied_by_zero_costs_what_its_evaluation_does():
+    """The thorough profile (2026-11-29, again): Ω(λg. chain(g 1)) ω G D at a function G
+    along a function direction D whose body holds a second derivative and reads x2.
+    Evaluating takes 5,429 steps; the gradient 128,828 (×23.7; the properties allow
+    20×): rule 5's premises take D's derivative along the point (twice: once for the
+    covector's ω part, once for G's), and most of it is multiplied by coefficients
+    that are 0 at the point -- the gradient is (0, 0)."""
+    text = _data("zero_coefficients_program.txt")
+    v = pc.call(text, [0.3, 0.9], record=False)
+    g = pc.grad(text, [0.3, 0.9], max_steps=20 * v.steps, record=False)
+    assert list(g) == [0.0, 0.0]

@@ -319,6 +319,11 @@ def test_closed_stdin_stdout_and_full_disk():
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 1 and "No space left on device" in r.stderr
     _clean(r.stderr)
+    # an -o file that takes no writes: the message names it
+    r = subprocess.run([sys.executable, "-m", "pullback_calc", "trace", "-e", "1 + 2", "-f",
+                        "jsonl", "-o", "/dev/full"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 1 and "cannot write /dev/full: No space left" in r.stderr, r.stderr
+    _clean(r.stderr)
     r = subprocess.run(f"{sys.executable} -m pullback_calc reduce -e 1 2>&- >&-", shell=True,
                        cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr == ""

@@ -257,7 +257,9 @@ def _report(e: BaseException, args, max_memory: Optional[float]) -> int:
         _silence_stdout()
         if isinstance(e, BrokenPipeError):  # e.g. `pullback-calc reduce … | head`
             return 1
-        name = f"{e.filename}: " if e.filename else "cannot write the output: "
+        out = getattr(args, "output", None)  # (a write to it fails without its name)
+        name = (f"{e.filename}: " if e.filename else f"cannot write {out}: " if out
+                else "cannot write the output: ")
         return _fail(f"{name}{e.strerror or e}", 1)
     if _interrupted(e):
         return _fail("interrupted", 130)

@@ -133,7 +133,7 @@ def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
     if isinstance(spec, (int, float)):
         return tuple(f"a{i}" for i in range(arity)), Num(float(spec))
     if isinstance(spec, str):
-        spec = parse(spec)
+        spec = _without_positions(parse(spec))
     if isinstance(spec, Term):
         params, body = _uncurry(spec, arity)
         return tuple(params), body
@@ -151,6 +151,18 @@ def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
                                     "build a term from the argument terms")
         return names, built
     raise RegistrationError(f"cannot read a partial derivative from {spec!r}")
+
+
+def _without_positions(t: Term) -> Term:
+    """t (just parsed, ours) with no source positions: a position in the text of a
+    partial derivative is none in the user's program (an error in ∂f is reported at
+    the symbol f the user wrote, rule 15's ``PartialPos``)."""
+    todo = [t]
+    while todo:
+        u = todo.pop()
+        u.pos = None
+        todo.extend(u.children())
+    return t
 
 
 def _partials_entry(parts: tuple) -> Callable[..., tuple]:

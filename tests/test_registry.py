@@ -196,3 +196,15 @@ def test_generated_programs_with_registered_symbols_agree_with_sympy(extras, fp)
     got = list(pc.grad(f, pt))
     assert got == pytest.approx(sympy_jacobian(f, pt)[0], rel=1e-7, abs=1e-7)
     assert got == pytest.approx(oracle.jacobian_by_oracle(f, pt)[0], rel=1e-7, abs=1e-7)
+
+
+def test_an_undefined_registered_partial_is_reported_at_the_symbol():
+    """A partial derivative given as text was parsed with positions of its own text: a
+    division by zero in it was reported at "line 1, column 5" of the user's program
+    (which held something else there).  It is reported at the symbol, as part of its
+    derivative."""
+    with pc.register_primitive("sq", 1, lambda a: a * a, ["λa. 2 × a / log(a)"]):
+        with pytest.raises(pc.ReductionError) as e:
+            pc.grad("λx. 1 + sq(x)", 1.0)
+    assert (e.value.pos.line, e.value.pos.column) == (1, 9)
+    assert "part of the derivative of sq" in e.value.message

@@ -207,14 +207,27 @@ def sum_is_redex(t: Sum) -> bool:
 
 def zero_vector(v: Term) -> bool:
     """A zero vector, absorbing in a linear position (rule 3): 𝟎, the numeral
-    0, a tuple of zero vectors, or J(λq.S)·0, Ω(S) 0, (λq.S)⋆0 of one."""
-    if isinstance(v, Zero) or (isinstance(v, Num) and v.value == 0.0):
-        return True
-    if isinstance(v, Tuple):
-        return all(map(zero_vector, v.items))
-    if isinstance(v, (Jac, Pullback, Dual)):
-        return zero_vector(v.children()[-1])
-    return False
+    0, a tuple of zero vectors, or J(λq.S)·0, Ω(S) 0, (λq.S)⋆0 of one.
+    (The answer for each node of a chain J(…)·(Ω(…) (…)) is kept for the check
+    under way, by identity: the check asks it at every node of a chain hundreds
+    deep, at every step.)"""
+    chain = []
+    while isinstance(v, (Jac, Pullback, Dual)):
+        hit = _ZERO.get(id(v))
+        if hit is not None and hit[0] is v:
+            out = hit[1]
+            break
+        chain.append(v)
+        v = v.children()[-1]
+    else:
+        out = (isinstance(v, Zero) or (isinstance(v, Num) and v.value == 0.0)
+               or isinstance(v, Tuple) and all(map(zero_vector, v.items)))
+    for u in chain:
+        _ZERO[id(u)] = (u, out)
+    return out
+
+
+_ZERO: dict = {}  # id -> (node, is it a zero vector?), for one check_decompositions
 
 
 def component(pat: Term, v: Term, name: str):
@@ -680,9 +693,25 @@ def plain(t: Term) -> bool:
 
 def decompose(t: Term, path=(), forward: bool = False):
     """(path, redex, rules) of the unique decomposition t = C[R], or None for a
-    value (``forward``: t is reduced in a forward tangent premise)."""
+    value (``forward``: t is reduced in a forward tangent premise).  A node found
+    a value stays one (terms are immutable): the check under way remembers it by
+    identity, so each step walks what the last one changed, not the whole tree
+    (a reverse phase's points and patterns are trees of size n² for n stages)."""
     if isinstance(t, (Var, Num, Zero, Lam)):
         return None
+    key = (id(t), forward)
+    if _VALUES.get(key) is t:
+        return None
+    r = _decompose(t, path, forward)
+    if r is None:
+        _VALUES[key] = t
+    return r
+
+
+_VALUES: dict = {}  # (id, forward) -> a node found a value, for one check_decompositions
+
+
+def _decompose(t: Term, path, forward: bool):
     kids = []
     if isinstance(t, Prim):
         kids = [(("prim", i), a) for i, a in enumerate(t.args)]
@@ -784,6 +813,8 @@ def derivations(trace, start):
 def check_decompositions(term):
     """At every step of every derivation the naive decomposer finds the
     machine's redex, path and rule; the result of each derivation is a value."""
+    _ZERO.clear()
+    _VALUES.clear()
     r = reduce_recorded(term, MAX_STEPS)
     for _start, steps, result, forward in derivations(r.trace, term):
         for s in steps:

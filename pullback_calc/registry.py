@@ -44,7 +44,9 @@ from typing import Callable, Optional, Sequence, Union
 from .errors import PullbackCalcError
 from .syntax import prims
 from .syntax.subst import fv, subst
-from .syntax.terms import Lam, Num, Prim, Term, Tuple, Var, between_reductions, tup
+from .deep import bottom_up
+from .syntax.terms import (Lam, Num, Prim, Term, Tuple, Var, between_reductions, remake,
+                           subterm_kids, tup, Zero)
 
 __all__ = ["Primitive", "RegistrationError", "register_primitive", "unregister_primitive",
            "primitive_scope", "registered_primitives", "GENERATORS"]
@@ -133,9 +135,9 @@ def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
     if isinstance(spec, (int, float)):
         return tuple(f"a{i}" for i in range(arity)), Num(float(spec))
     if isinstance(spec, str):
-        spec = _without_positions(parse(spec))
+        spec = parse(spec)
     if isinstance(spec, Term):
-        params, body = _uncurry(spec, arity)
+        params, body = _uncurry(_without_positions(spec), arity)
         return tuple(params), body
     if callable(spec):
         names = tuple(f"a{i}" for i in range(1, arity + 1))
@@ -154,15 +156,23 @@ def _partial(spec, arity: int) -> tuple[tuple, Optional[Term]]:
 
 
 def _without_positions(t: Term) -> Term:
-    """t (just parsed, ours) with no source positions: a position in the text of a
-    partial derivative is none in the user's program (an error in ∂f is reported at
-    the symbol f the user wrote, rule 15's ``PartialPos``)."""
-    todo = [t]
-    while todo:
-        u = todo.pop()
-        u.pos = None
-        todo.extend(u.children())
-    return t
+    """A copy of t with no source positions: a position in the text of a partial
+    derivative (or in the term the caller parsed) is none in the user's program --
+    an error in ∂f is reported at the symbol f the user wrote (rule 15's
+    ``PartialPos``).  A copy, so that the caller's term keeps its own."""
+    def open_(u: Term):
+        if isinstance(u, Var):
+            return None, Var(u.name)
+        if isinstance(u, Num):
+            return None, Num(u.value)
+        kids = subterm_kids(u)
+        return (kids, u) if kids else (None, Zero())
+
+    def close(u: Term, images: list) -> Term:
+        v = remake(u, images)
+        v.pos = None  # (a node just built)
+        return v
+    return bottom_up(t, open_, close)
 
 
 def _partials_entry(parts: tuple) -> Callable[..., tuple]:

@@ -198,13 +198,22 @@ def test_generated_programs_with_registered_symbols_agree_with_sympy(extras, fp)
     assert got == pytest.approx(oracle.jacobian_by_oracle(f, pt)[0], rel=1e-7, abs=1e-7)
 
 
-def test_an_undefined_registered_partial_is_reported_at_the_symbol():
-    """A partial derivative given as text was parsed with positions of its own text: a
-    division by zero in it was reported at "line 1, column 5" of the user's program
-    (which held something else there).  It is reported at the symbol, as part of its
-    derivative."""
-    with pc.register_primitive("sq", 1, lambda a: a * a, ["λa. 2 × a / log(a)"]):
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["text", "term"]), st.integers(0, 6), st.sampled_from(["", "  ", "\n"]))
+def test_an_undefined_registered_partial_is_reported_at_the_symbol(form, k, gap):
+    """A partial derivative given as text (or as a term the caller parsed) kept the
+    positions of its own text: a division by zero in it was reported at "line 1,
+    column 5" of the user's program, whatever was there.  It is reported at the
+    symbol, as part of its derivative -- wherever the program has the symbol -- and
+    the caller's term keeps its positions."""
+    spec = "λa. 2 × a / log(a)" if form == "text" else pc.parse("λa. 2 × a / log(a)")
+    program = "λx." + gap + "1 + " * k + "sq(x)"
+    with pc.register_primitive("sq", 1, lambda a: a * a, [spec]):
         with pytest.raises(pc.ReductionError) as e:
-            pc.grad("λx. 1 + sq(x)", 1.0)
-    assert (e.value.pos.line, e.value.pos.column) == (1, 9)
+            pc.grad(program, 1.0)
+    line = program.count("\n") + 1
+    column = len(program) - len("sq(x)") - program.rfind("\n")
+    assert (e.value.pos.line, e.value.pos.column) == (line, column), (program, e.value.pos)
     assert "part of the derivative of sq" in e.value.message
+    if form == "term":
+        assert spec.body.pos is not None  # (not the caller's term: a copy lost them)

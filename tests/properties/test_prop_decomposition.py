@@ -711,6 +711,13 @@ def decompose(t: Term, path=(), forward: bool = False):
 _VALUES: dict = {}  # (id, forward) -> a node found a value, for one check_decompositions
 
 
+def forget() -> None:
+    """Start a check: what the decomposer remembers (values, zero vectors) is of one
+    check's terms only, and keeps them alive no longer."""
+    _VALUES.clear()
+    _ZERO.clear()
+
+
 def _decompose(t: Term, path, forward: bool):
     kids = []
     if isinstance(t, Prim):
@@ -813,8 +820,7 @@ def derivations(trace, start):
 def check_decompositions(term):
     """At every step of every derivation the naive decomposer finds the
     machine's redex, path and rule; the result of each derivation is a value."""
-    _ZERO.clear()
-    _VALUES.clear()
+    forget()
     r = reduce_recorded(term, MAX_STEPS)
     for _start, steps, result, forward in derivations(r.trace, term):
         for s in steps:
@@ -929,6 +935,7 @@ def test_closed_terms_terminate_in_a_value(t):
     step budget (no error) to a value, in which the naive decomposer finds no
     redex; at type ℝ the value is a numeral (or 𝟎)."""
     r = reduce_noted(t)
+    forget()
     assert decompose(r.value) is None, pc.pretty(r.value)
     if types_equal(pc.typecheck(t), R) and numeral(r.value) is None:
         reject_known_bug(r.value)
@@ -957,6 +964,7 @@ def test_the_naive_decomposer_walks_a_nest_of_dual_maps_once(monkeypatch):
     counts = []
     for k in (10, 20):
         calls.clear()
+        forget()
         path, _redex, rules = counted(nest(k))
         assert rules == {"6"} and len(path) == k - 2
         counts.append(len(calls))

@@ -24,6 +24,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import pullback_calc as pc
+from pullback_calc.deep import deep
 from pullback_calc.reduction.machine import Machine
 from pullback_calc.syntax import prims
 from pullback_calc.syntax.subst import alpha_eq, bind_pattern, fv, linear, subst
@@ -817,6 +818,7 @@ def derivations(trace, start):
     return out
 
 
+@deep  # (the naive decomposer recurses on the term, as deep as the engine's terms go)
 def check_decompositions(term):
     """At every step of every derivation the naive decomposer finds the
     machine's redex, path and rule; the result of each derivation is a value."""
@@ -969,3 +971,13 @@ def test_the_naive_decomposer_walks_a_nest_of_dual_maps_once(monkeypatch):
         assert rules == {"6"} and len(path) == k - 2
         counts.append(len(calls))
     assert counts[1] <= 2.2 * counts[0], counts
+
+
+def test_the_naive_decomposer_reaches_the_depth_of_the_terms():
+    """The naive decomposer recurses on the term (two frames a level with its memory):
+    the thorough profile drew a user gradient deeper than the interpreter's limit, and
+    the check failed with a RecursionError of its own.  It runs as the engine's entry
+    points do (pullback_calc.deep): a big stack and a raised limit."""
+    t = pc.parse(" + ".join(["1"] * 600))  # ((1 + 1) + …) + 1: 600 levels
+    r = check_decompositions(t)
+    assert r.value == Num(600.0)

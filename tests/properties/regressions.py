@@ -122,6 +122,11 @@ DECOMPOSITION = [
     "Ω(λx. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λf. λd. f x (f (let a1 = x in "
     "let a2 = cos(a1) × a1 in let a3 = sin(a2 × a2) + x in let a4 = cos(a3) × a3 in a4) "
     "(f (let p8 = λy5. -1 in Ω(p8) (λmul_16. λw7. w7) x x) d)))) (λz. λw. w) 0.9 1",
+    # found by the CI profile once a search took another path (2026-11-29): 8c moves an
+    # abstraction used once as the body of another (let app_2 = λy. x_4); the naive
+    # decomposer counted a λ's body as an operand A-name would bind again, and gave 8
+    "Ω(λx : ℝ × ℝ. (λx. ⟨x 1 1, x 1 1⟩)⋆ (λx : ℝ × ℝ. π1 x) (let x = λy. π1 x in λy. x)) "
+    "(λx. λw. w) ⟨0.1, 0.1⟩ ⟨0.25, 0.25⟩",
 ]
 
 #: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer

@@ -125,6 +125,23 @@ CASES = [
     # 8Jd: a stage nothing live reads -- its value is computed, its tangent is 𝟎
     ("8Jd", "(J(λx. let y = sin(x) in let z = x × 2 in z)·1) 3",
      "(J(λ⟨x, y⟩. let z = x × 2 in z)·⟨1, 𝟎⟩) ⟨3, sin(3)⟩", "2"),
+    # pbc: the pullback along a constant map is the zero covector at every point; the
+    # map's body is still evaluated there, ω is not applied
+    ("pbc", "Ω(λx. let a = sin(2) in let b = a × a in b) ω",
+     "λx. let y = (let a = sin(2) in let b = a × a in b) in 𝟎", None),
+    ("pbc", "Ω(λx. let a = sin(2) in let b = a × a in b) (λz. λw. z × w) 0.5 1",
+     "λx. let y = (let a = sin(2) in let b = a × a in b) in 𝟎", "𝟎"),
+    # 8Jz: a stage read only by a product with a coordinate that is 0 at the point --
+    # its value is computed, its tangent is 𝟎 (f's derivative along λt. 1 is not taken)
+    ("8Jz", "(J(λ⟨x, y, f⟩. let b = y × 1 in let a = f x in a × b)·⟨1, 1, λt. 1⟩) "
+     "⟨0.5, 0, λt. sin(t)⟩",
+     "(J(λ⟨⟨⟨x, y, f⟩, b⟩, a⟩. let mul_1 = a × b in mul_1)·⟨⟨⟨1, 1, λt. 1⟩, 1⟩, 𝟎⟩) "
+     "⟨⟨⟨0.5, 0, λt. sin(t)⟩, 0⟩, (λt. sin(t)) 0.5⟩", "0.479425538604203"),
+    # 8Js: the coefficient f x (no free variable) moves after the atom y × v (v free)
+    ("8Js", "(J(λ⟨x, y, f⟩. let a = f x in let b = y × v in a × b)·⟨1, 1, λt. 1⟩) "
+     "⟨0.5, 0, λt. sin(t)⟩",
+     "(J(λ⟨x, y, f⟩. let b = y × v in let a = f x in let mul_1 = a × b in mul_1)·⟨1, 1, λt. 1⟩) "
+     "⟨0.5, 0, λt. sin(t)⟩", None),
     # an open point: its inert component sin(u) is shared by a let (kept by rule 1)
     ("8J", "(J(λ⟨x, w⟩. let y = x × w in let z = y × y in z)·⟨1, 0⟩) ⟨u, sin(u)⟩",
      "let w = sin(u) in (J(λ⟨⟨x, w⟩, y⟩. let z = y × y in z)·⟨⟨1, 0⟩, "

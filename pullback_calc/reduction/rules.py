@@ -578,6 +578,21 @@ def pullback_let(t: Pullback, m: Premises) -> Term:
     return Pullback(Lam(lam.pat, env), Pullback(inner, t.form))
 
 
+@rule("pbc")
+def pullback_constant(t: Pullback, m: Premises) -> Term:
+    """(pbc) Ω(λp. L) ω → λp. let y = L in 𝟎  when L is a let series that reads
+    no variable of p -- the pullback along a constant map: (Ω(f) ω) V is
+    ω(f V) composed with J(f)(V) = 0, the zero covector whatever ω is.  L is
+    still evaluated at each point (call by value evaluates the function's body:
+    a stage that fails still fails), ω is not applied, and no stage of L gets a
+    Jacobian: reverse accumulation would compose ω's covector with every
+    stage's map, from the output back, before the first stage's map -- the
+    zero one -- made the whole 0 (activity analysis, papers/calculus.md §5.7)."""
+    lam = t.fun
+    y = Var(fresh("y"))
+    return Lam(lam.pat, App(Lam(y, ZERO), lam.body), lam.ann, lam.pos)
+
+
 @rule("8c")
 def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     """(8c) Ω(λp. let q = V in L) ω → Ω(λp. L[V/q]) ω  when V is a closed
@@ -1598,6 +1613,129 @@ def jac_let_dead(t: App, m: Premises) -> Term:
     return _chain_rule(t, dead=True)
 
 
+@rule("8Jz")
+def jac_let_zero_factor(t: App, m: Premises) -> Term:
+    """(8Jz) (J(λp. let q = E in q × y)·P) V → (J(λ⟨p,q⟩. q × y)·⟨P, 𝟎⟩) ⟨V, E[V/p]⟩
+    when y is a coordinate of p whose value in V is 0 (also for y × q, and for
+    the series' last stage let m = q × y in m) -- 8J with the tangent 𝟎 for E's:
+    the product's tangent is ȳ × dq ⊕ Ē × dy, and ȳ = 0 multiplies dq by zero.
+    E's own tangent -- a closure's, a nested derivative's: unbounded work -- is
+    not computed; E's value is (call by value evaluates every stage, so a stage
+    that fails still fails).  The shape is a covector's coefficient times its
+    atom, B × J(g)·dy, where the atom is 0 because g is constant at the point
+    (papers/calculus.md §5.10); 8Js computes the atom first."""
+    return _chain_rule(t, dead=True)
+
+
+@rule("8Js")
+def jac_let_sink(t: App, m: Premises) -> Term:
+    """(8Js) (J(λp. let q = E in L)·P) V → (J(λp. L')·P) V  when L's result is
+    the product q × r of a coefficient and an atom (``sinks``: E an application
+    that reads no free variable of the map, r a variable a stage of L binds
+    that does, at most ``SINK_REACH`` stages on) and nothing else in L reads q:
+    L' is L with the stage let q = E moved to just before the product -- the
+    same function of p (no stage of L reads q or binds a variable of E), its
+    stages in another order.  Rule 18 differentiates a covector λv. k × a
+    (rule 5's linear normal form) with v free in the map; its atom a, linear
+    in v, is computed with its tangent before the coefficient k, and when it
+    is 0 (a pullback along a map whose Jacobian is 0 at the point) k's tangent
+    is not computed at all (8Jz).  The rule cannot undo itself: after it, q is
+    the last stage."""
+    jac: Jac = t.fun
+    lam = jac.lam
+    let_ = lam.body
+    spine: list = []
+    u = let_.fun.body
+    while is_let(u) and not _product_stage(u):
+        spine.append(u)
+        u = u.fun.body
+    out: Term = App(Lam(let_.fun.pat, _flag_anf(u), let_.fun.ann, let_.fun.pos), let_.arg,
+                    let_.pos)
+    for s in reversed(spine):
+        out = App(Lam(s.fun.pat, _flag_anf(out), s.fun.ann, s.fun.pos), s.arg, s.pos)
+    inner = Lam(lam.pat, _flag_anf(out), lam.ann, lam.pos)
+    inner._flags |= lam._flags & SPINE
+    return App(Jac(inner, jac.along, jac.pos), t.arg, t.pos)
+
+
+def _product_stage(u: Term) -> bool:
+    """Is u the series' end in 7J's shape, let m = a × b in m?"""
+    return isinstance(u.arg, Prim) and u.arg.op == "mul" and isinstance(u.fun.body, Var) \
+        and isinstance(u.fun.pat, Var) and u.fun.body.name == u.fun.pat.name
+
+
+def zero_factor_stage(lam: Lam, V: Term) -> bool:
+    """Is the first stage of λp. let q = E in L one for rule 8Jz at the point V:
+    L is q × y or y × q (or let m = … in m), y a coordinate of p that V makes 0?"""
+    let_ = lam.body
+    q, L = let_.fun.pat, let_.fun.body
+    if not isinstance(q, Var):
+        return False
+    if is_let(L) and not _product_stage(L):
+        return False
+    prod = L.arg if is_let(L) else L
+    if not (isinstance(prod, Prim) and prod.op == "mul"):
+        return False
+    a, b = prod.args
+    if isinstance(a, Var) and a.name == q.name:
+        y = b
+    elif isinstance(b, Var) and b.name == q.name:
+        y = a
+    else:
+        return False
+    if not isinstance(y, Var) or y.name == q.name:
+        return False
+    env = Env(lam.pat)
+    return env.entry(y.name) is not None and is_zero(env.at(y, V))
+
+
+#: how many stages 8Js looks past the coefficient for the product: the atom of a
+#: covector's product is a short chain (J(λy. g y)·dy, then its application)
+SINK_REACH = 8
+
+
+def sinks(lam: Lam) -> bool:
+    """Is the first stage let q = E of λp. let q = E in L one for rule 8Js: E an
+    application reading no free variable of the map, and L's product q × r (its
+    result, or its last stage let m = q × r in m, at most ``SINK_REACH`` stages
+    on) with r bound by a stage of L that does read one, in turn through the
+    stages it reads -- a covector's coefficient E and its atom r, linear in the
+    covector's argument v, free in the map when rule 18 differentiates λv.S;
+    nothing else in L reads q, and no stage of L binds a variable of E.  The
+    walk is bounded, so the test costs O(1) whatever the series' length."""
+    let_ = lam.body
+    E, q = let_.arg, let_.fun.pat
+    if not (isinstance(E, App) and isinstance(q, Var)):
+        return False
+    u = let_.fun.body
+    if not is_let(u) or _product_stage(u):
+        return False  # (q is already the last stage)
+    x = q.name
+    stages: list = []
+    while is_let(u) and not _product_stage(u):
+        if len(stages) == SINK_REACH or x in fv(u.arg):
+            return False
+        stages.append(u)
+        u = u.fun.body
+    prod = u.arg if is_let(u) else u
+    if not (isinstance(prod, Prim) and prod.op == "mul"):
+        return False
+    a, b = prod.args
+    if not (isinstance(a, Var) and a.name == x and isinstance(b, Var)):
+        return False
+    free, names = fv(lam), fv(E)
+    if any(n in free for n in names):
+        return False
+    reading: set = set()  # the stages that read a free variable of the map
+    for s_ in stages:
+        pv = pattern_vars(s_.fun.pat)
+        if x in pv or any(n in names for n in pv):
+            return False
+        if any(n in free or n in reading for n in fv(s_.arg)):
+            reading.update(pv)
+    return b.name in reading
+
+
 def _chain_rule(t: App, dead: bool) -> Term:
     """8J's contractum; ``dead``: 8Jd's, with the tangent 𝟎 for the stage's."""
     jac: Jac = t.fun
@@ -1762,7 +1900,9 @@ def classify_app(t: App) -> Optional[str]:
     if isinstance(f, Jac):
         if is_let(f.lam.body):
             return "8Jc" if _constant_stage(f.lam) else \
-                "8Jd" if dead_stage(f.lam.body) else "8J"
+                "8Jd" if dead_stage(f.lam.body) else \
+                "8Jz" if zero_factor_stage(f.lam, t.arg) else \
+                "8Js" if sinks(f.lam) else "8J"
         if _elementary_body(f.lam):
             return classify_jacobian_at(t)
     return None
@@ -1775,6 +1915,8 @@ def classify_pullback(t: Pullback) -> Optional[str]:
     lam = t.fun
     if isinstance(lam, Lam) and is_let(lam.body):
         b = lam.body
+        if _constant_series(lam):
+            return "pbc"
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
@@ -1787,6 +1929,19 @@ def classify_pullback(t: Pullback) -> Optional[str]:
             return "8h"
         return "8"
     return None
+
+
+def _constant_series(lam: Lam) -> bool:
+    """Does the let series λp.L read no variable of p (rule pbc)?  The newest
+    binder of a rule-8 environment ⟨p', q⟩ is asked first: the rest of a series
+    nearly always reads it, and that answer costs O(1) however long p is."""
+    p, names = lam.pat, fv(lam.body)
+    if isinstance(p, Var):
+        return p.name not in names
+    last = p.items[-1] if isinstance(p, Tuple) else None
+    if isinstance(last, Var) and last.name in names:
+        return False
+    return not Env(p).occurs(lam.body)
 
 
 def classify_jac(t: Jac) -> Optional[str]:
@@ -1812,5 +1967,5 @@ def classify_dual(t: Dual) -> Optional[str]:
 
 NUMBERED = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
             "16a", "16b", "16c", "17", "18", "19a", "19b", "19c", "20a", "20b"]
-EXTRA = ["pb", "dual-app", "7J", "8J", "8Jc", "8Jd", "8c", "8f", "8h", "lift", "18L", "19m",
-         "A-name", "A-lift", "A-tail"]
+EXTRA = ["pb", "pbc", "dual-app", "7J", "8J", "8Jc", "8Jd", "8Jz", "8Js", "8c", "8f", "8h",
+         "lift", "18L", "19m", "A-name", "A-lift", "A-tail"]

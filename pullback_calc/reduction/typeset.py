@@ -244,6 +244,16 @@ _ENTRIES = [
        "adjoint (the derivative of every later stage along q) reverse mode would compute only "
        "to multiply it by 0. Being defined, the operation fails nowhere it would not have.",
        None, "5.7"),
+    _t("pbc", "pullback along a constant map",
+       [(r"\Omega(\lambda p.\,L)\;\omega " + _TO + r" \lambda p.\," + _let("y", "L", r"\mathbf{0}"),
+         "L a let series in which no variable of p occurs (before rules 7 and 8)")],
+       "extension",
+       "(f*ω)(V) = ω(f V) ∘ Jf(V), and Jf(V) = 0 for a constant map f: the zero covector at "
+       "every point, whatever ω is. L is still evaluated at each point, as the pullback's "
+       "forward phase evaluates it (a stage that fails still fails); ω is not applied, and no "
+       "stage gets a Jacobian that reverse accumulation would compose with ω's covector "
+       "before the first stage's zero map made the whole 0.",
+       None, "5.7"),
     _t("pb", "pullback at a point",
        [(r"\Omega(\lambda p.\,E)\;\omega\;V " + _TO + " "
          + _dual(r"\lambda\hat{p}.\,(\mathrm{J}(\lambda p.\,E)\cdot\hat{p})\;V",
@@ -451,6 +461,31 @@ _ENTRIES = [
        "along any tangent of q: 8J with 0 for E's tangent, which is not computed (a "
        "closure's derivative along a function coordinate, a nested derivative unfolded "
        "at the point). E's value is computed, as call by value computes every stage.",
+       None, "7J and 8J"),
+    _t("8Jz", "Jacobian of a let series past a stage multiplied by zero",
+       [(_jac(_let("q", "E", r"q \times y")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle."
+         r"\,q \times y)\cdot\langle P, \mathbf{0}\rangle)\;\langle V, \bar{E}\rangle",
+         "y a variable of p whose value in V is 0; also for y × q, and for the last stage "
+         "let m = q × y in m")],
+       "extension",
+       "The product's tangent is ȳ × dq ⊕ Ē × dy, and ȳ = 0 multiplies E's tangent dq by "
+       "zero: 8J with 0 for it, which is not computed (the derivative of a covector's "
+       "coefficient whose atom is 0: a pullback along a map whose Jacobian is 0 at the "
+       "point). E's value is computed, as call by value computes every stage.",
+       None, "7J and 8J"),
+    _t("8Js", "Jacobian of a let series: the atom before its coefficient",
+       [(_jac(_let("q", "E", "L")) + rf" {_TO} " + _jac("L'"),
+         "L ends in the product q × r at most eight stages on; E is an application that "
+         "reads no free variable of the map, r is bound by a stage of L that reads one "
+         "(in turn through the stages it reads), nothing else in L reads q, and no stage "
+         "of L binds a variable of E; L' is L with the stage let q = E moved to just "
+         "before the product")],
+       "extension",
+       "The same function of p, its stages in another order. Rule 18 differentiates a "
+       "covector λv. k × a (rule 5's linear normal form) with v free in the map: the atom "
+       "a, linear in v, is computed with its tangent before the coefficient k, so that "
+       "when it is 0, 8Jz does not compute k's tangent. After the rule q is the last "
+       "stage, so it cannot undo itself.",
        None, "7J and 8J"),
 ]
 

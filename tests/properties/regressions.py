@@ -127,6 +127,15 @@ DECOMPOSITION = [
     # decomposer counted a λ's body as an operand A-name would bind again, and gave 8
     "Ω(λx : ℝ × ℝ. (λx. ⟨x 1 1, x 1 1⟩)⋆ (λx : ℝ × ℝ. π1 x) (let x = λy. π1 x in λy. x)) "
     "(λx. λw. w) ⟨0.1, 0.1⟩ ⟨0.25, 0.25⟩",
+    # rules 8Js and 8Jz (2026-11-29): a covector's coefficient h z (a second derivative)
+    # moved after its atom J(λy. p y)·dy u, which is 0 (p constant), and its tangent dropped
+    "Ω(λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in let p = λy. x in let h = λm. grad1 "
+    "(grad1 (λu. sin(u × u × m))) m in Ω(p) (λz. λw. h z × w) 1 1 + h x) (λa. λw. w) 0.3 1",
+    # pbc (2026-11-29): the pullback along a constant map, a let series that reads no x
+    "Ω(λx. let a = sin(2) in let b = a × a in b) (λz. λw. z × w) 0.5 1",
+    # 8Jz alone, and a product whose left factor is the zero one
+    "(J(λ⟨x, y, f⟩. let b = y × 1 in let a = f x in a × b)·⟨1, 1, λt. 1⟩) ⟨0.5, 0, λt. sin(t)⟩",
+    "(J(λ⟨x, y, f⟩. let b = y × 1 in let a = f x in b × a)·⟨1, 1, λt. 1⟩) ⟨0.5, 0, λt. sin(t)⟩",
 ]
 
 #: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer
@@ -135,6 +144,8 @@ OPEN_DECOMPOSITION = [
     # the thorough profile (2026-11-28): a kept let of a formal sum with an inert item
     # (1 ⊕ π1 v) in the functional of a dual map, lifted out of it
     "Ω(λx : ℝ × ℝ. −π1 x) (λx. λw. w) (let x = x in ⟨1, 1⟩ ⊕ ⟨π1 v, 1⟩) v",
+    # 8Js at an open point: the coefficient f z moves after the atom y × x (x free)
+    "(J(λ⟨z, y, f⟩. let a = f z in let b = y × x in a × b)·⟨1, 1, λt. 1⟩) ⟨0.5, 0, λt. sin(t)⟩",
 ]
 
 

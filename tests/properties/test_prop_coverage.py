@@ -16,6 +16,7 @@ from pullback_calc.syntax.terms import App, Lam, Num, Prim, Proj, Pullback, Tupl
 from pullback_calc.syntax.types import Arrow, DualT, R
 from pullback_calc.testing import strategies as S
 from pullback_calc.testing.coverage import ALL_LABELS, SESSION, RuleCoverage, iter_steps
+from pullback_calc.testing.programs import programs
 
 from common import MAX_STEPS
 from test_prop_church_folds import FOLDS
@@ -60,6 +61,10 @@ SWEEP = [
     st.tuples(st.sampled_from(("sin(x)", "cos(x)", "exp(tanh(x))", "sin(x) × 2")),
               st.integers(-3, 3)).map(lambda fk: pc.parse(
                   f"Ω(λx. let h = λs. {fk[0]} × s in π1 ⟨h, 0⟩ ({fk[1]})) (λz. λw. w) 0.5 1")),
+    # 8Js, 8Jz: a pullback along a constant function whose 1-form's coefficient is a
+    # derivative (the covector λdy. B × J(λy. p y)·dy u, its atom 0 at the point)
+    programs(2, depth=1, want=("Ω-constant",)).map(lambda p: pc.parse(
+        f"Ω({p.text}) (λz. λw. w) ⟨{p.point[0]}, {p.point[1]}⟩ ⟨1, 0⟩")),
 ]
 EXAMPLES_PER_GENERATOR = 150
 

@@ -342,7 +342,9 @@ def node_rules(t: Term, forward: bool = False) -> set:
         elif isinstance(f, Jac):
             if is_let(f.lam.body):
                 out.add("8Jc" if constant_stage(f.lam) else
-                        "8Jd" if unread_stage(f.lam.body) else "8J")
+                        "8Jd" if unread_stage(f.lam.body) else
+                        "8Jz" if zero_factor(f.lam, t.arg) else
+                        "8Js" if coefficient_first(f.lam) else "8J")
             elif elementary(f.lam.body) or env_extension(f.lam):
                 r = jacobian_at(t, forward)
                 if r:
@@ -372,7 +374,8 @@ def node_rules(t: Term, forward: bool = False) -> set:
             out.add("3")
         if isinstance(t.fun, Lam) and is_let(t.fun.body):
             b = t.fun.body
-            out.add("7" if own_variable_let(b) else
+            out.add("pbc" if not _free_names(b) & set(pattern_vars(t.fun.pat)) else
+                    "7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
                     or isinstance(b.arg, Var) and isinstance(b.fun.pat, Var)
                     or moved_once(b) or dead_value(b) or used_by_calls(b) else
@@ -591,6 +594,64 @@ def unread_stage(let_) -> bool:
     return _read_only_by(let_, unread_stage)
 
 
+def _series(t: Term) -> tuple[list, Term]:
+    """The lets of a series, and what it ends in: its result, or a product m = a × b
+    in 7J's shape let m = a × b in m (that let is then not in the list)."""
+    lets = []
+    while is_let(t):
+        if isinstance(t.arg, Prim) and t.arg.op == "mul" and own_variable_let(t):
+            return lets, t.arg
+        lets.append(t)
+        t = t.fun.body
+    return lets, t
+
+
+def _product_vars(t: Term):
+    """(a, b) for a product of two variables a × b, else None."""
+    if isinstance(t, Prim) and t.op == "mul" and all(isinstance(a, Var) for a in t.args):
+        return t.args[0].name, t.args[1].name
+    return None
+
+
+def zero_factor(lam: Lam, V: Term) -> bool:
+    """8Jz's stage, restated from §5.10: λp. let q = E in L with L the product of q
+    and a coordinate y of p (either order; or let m = … in m) that V makes 0."""
+    q, L = lam.body.fun.pat, lam.body.fun.body
+    lets, end = _series(L)
+    pair = _product_vars(end)
+    if lets or pair is None or not isinstance(q, Var) or q.name not in pair:
+        return False
+    y = pair[1] if pair[0] == q.name else pair[0]
+    part = component(lam.pat, V, y) if y != q.name else None
+    return part is not None and zero_vector(part)
+
+
+SINK_REACH = 8  # (§5.10: 8Js looks at most 8 stages past the coefficient)
+
+
+def coefficient_first(lam: Lam) -> bool:
+    """8Js's stage, restated from §5.10: λp. let q = E in L, E an application with no
+    free variable of the map, L's stages (at most 8) then ending in q × r, r bound by a stage that
+    reads a free variable of the map or a stage that does; q read nowhere else, no
+    stage binding a variable of E."""
+    let_ = lam.body
+    E, q = let_.arg, let_.fun.pat
+    free = _free_names(lam)
+    lets, end = _series(let_.fun.body)
+    pair = _product_vars(end)
+    if not (isinstance(E, App) and isinstance(q, Var) and lets and pair) \
+            or len(lets) > SINK_REACH or pair[0] != q.name or _free_names(E) & free:
+        return False
+    reading = set()
+    for u in lets:
+        bound = set(pattern_vars(u.fun.pat))
+        if _free_count(q.name, u.arg) or bound & (_free_names(E) | {q.name}):
+            return False
+        if _free_names(u.arg) & (free | reading):
+            reading |= bound
+    return pair[1] in reading
+
+
 def moved_once(let_) -> bool:
     """8c's open case, restated from §9 (independently of rules.inlined_once): V
     is a variable, or an abstraction that does not compute with its free
@@ -623,6 +684,7 @@ def moved_once(let_) -> bool:
 #: documented rows of the §3.2 table that overlap; each resolves to the rule
 #: listed, and the two give the same result (𝟎 is absorbing)
 OVERLAPS = {frozenset({"3", "7"}): "3", frozenset({"3", "8"}): "3", frozenset({"3", "8c"}): "3",
+            frozenset({"3", "pbc"}): "3",
             frozenset({"3", "8h"}): "3", frozenset({"3", "8f"}): "3",
             frozenset({"3", "7J"}): "3", frozenset({"3", "5"}): "5", frozenset({"5", "6"}): "5"}
 

@@ -128,6 +128,13 @@ _CHAIN = ("λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in grad1 (λt. let
                      frozenset({"grad1", "grad1-nested", "list-cons", "map"})))
 @example(UserProgram(_helpers_program("dead_tangent_jvp_program.txt"), 1, (0.3,),
                      frozenset({"grad1", "function-input", "discarded", "list-cons"})))
+# (the thorough profile, 2026-11-29: jvp through Ω(p) ω V x, p a constant function and
+# ω's body a second derivative times w -- 4,263 and 7,019 steps against a gradient and
+# evaluation of 312 + 209 and 745 + 560; 1,140 and 3,311 since rule pbc)
+@example(UserProgram(_helpers_program("zero_map_jvp_program.txt"), 1, (-0.7,),
+                     frozenset({"grad1-nested", "Ω-let-bound", "returns-λ"})))
+@example(UserProgram(_helpers_program("zero_map_jvp_program_2.txt"), 1, (1.2,),
+                     frozenset({"grad1-nested", "Ω-let-bound", "returns-λ"})))
 @given(programs(1, depth=2, want=("grad1", "let-reuse")))
 def test_forward_mode_over_inner_derivatives_costs_what_reverse_mode_does(p):
     """jvp through derivatives taken inside the program, whose bodies name
@@ -238,6 +245,28 @@ def test_a_value_the_program_ignores_costs_no_tangent(p):
     a closure over a second derivative passed as a function input, 14,646 steps
     against an evaluation of 682 (21×), its discarded value a trivial one."""
     _gradient_costs_what_its_evaluation_does(p)
+
+
+# (the thorough profile, 2026-11-29: 27,399 steps against a yardstick of 4,350 -- the
+# coefficient's tangent taken before its atom was found 0; 9,104 since rules 8Js, 8Jz)
+@example(UserProgram(_helpers_program("zero_factor_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"Ω-constant", "grad1-nested"}),
+                     alt=_helpers_program("zero_factor_yardstick_program.txt")))
+@given(programs(2, depth=1, want=("Ω-constant",)))
+def test_a_pullback_along_a_constant_function_costs_no_tangent_of_its_coefficient(p):
+    """Ω(p) (λz. λw. B z × w) a b with p constant in its argument is 0 whatever B is,
+    and its evaluation never reads B (a dual map into 𝟎).  Its gradient must compute
+    B's value at p a (the chain rule's other summand reads it), not B's tangent: the
+    covector λdy. B × J(λy. p y)·dy u has the atom 0.  The yardstick is the same
+    program with 0 × B(p a) in the pullback's place (``UserProgram.alt``), whose
+    gradient computes B's value and no tangent of it (B's adjoint is 0): the row is
+    the same, and costs at most 3× the yardstick's plus 2,000 steps."""
+    note_features(p)
+    pt = list(p.point)
+    y = pc.grad(p.alt, pt, max_steps=STEPS, record=False)
+    g = pc.grad(p.text, pt, max_steps=3 * y.steps + 2_000, record=False)
+    assert all(close(a, b) for a, b in zip(g, y)), (list(g), list(y))
+    event(f"steps ÷ yardstick: {min(4, int(g.steps / y.steps))}")
 
 
 @settings(max_examples=FEW)

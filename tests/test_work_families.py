@@ -59,7 +59,9 @@ def _reduce(src: str):
 def test_church_foldl_work_is_linear():
     (a, ra), (b, rb) = _reduce(FOLDL.format(_church(40))), _reduce(FOLDL.format(_church(80)))
     assert 1.9 <= rb.steps / ra.steps <= 2.1
-    assert b <= 2.2 * a, f"{a} → {b} calls (×{b / a:.2f})"
+    # (×2.18 when 8Jd's walk went to the reader of each partial application c k that a
+    # Church list's spine names first and reads at its end: rules.DEAD_REACH; ×1.95 now)
+    assert b <= 2.1 * a, f"{a} → {b} calls (×{b / a:.2f})"
 
 
 def test_nested_sin_work_is_linear():

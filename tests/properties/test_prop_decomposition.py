@@ -574,12 +574,22 @@ def dead_value(let_) -> bool:
         else False
 
 
+DEAD_REACH = 32  # (§5.10: q counts as live when still read after 32 lets)
+
+
 def _read_only_by(let_, dead) -> bool:
     """Is every occurrence of q in the rest of the series in the bound term of a let
-    that ``dead`` says is dead (and none in the series' result)?"""
+    that ``dead`` says is dead (and none in the series' result), q read no further
+    than ``DEAD_REACH`` lets on?"""
     names = set(pattern_vars(let_.fun.pat))
     t = let_.fun.body
+    reach = DEAD_REACH
     while is_let(t):
+        if not any(_free_count(n, t) for n in names):
+            return True
+        reach -= 1
+        if reach < 0:
+            return False
         if any(_free_count(n, t.arg) for n in names) and not dead(t):
             return False
         names -= set(pattern_vars(t.fun.pat))

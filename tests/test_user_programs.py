@@ -551,17 +551,23 @@ def test_a_direction_whose_derivative_is_multiplied_by_zero_costs_what_its_evalu
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
                    reason="known limitation (papers/calculus.md §9, 'A tangent multiplied by "
                           "zero')")
-def test_a_closure_over_a_derivative_along_a_function_costs_what_its_evaluation_does():
+@pytest.mark.parametrize("name, row", [("function_direction_outputs_program.txt", 1),
+                                       ("closure_helpers_outputs_program.txt", 0)])
+def test_a_closure_over_a_derivative_along_a_function_costs_what_its_evaluation_does(name, row):
     """The thorough profile (2026-11-29, at c635c0d): the second output (mk x1)(1), mk
     returning λt. Ω(λg. chain(g s)) ω G D -- a derivative at a function G along a
     function direction D that holds a pullback over a helper of the input.  Evaluating
     takes 379 steps; the row 8,144 (×21.5; the property allows 20×): rule 18
     differentiates mk's closure along ⟨dx1, dmul⟩ (4,708 steps), D's closure inside
     it, and its Church-numeral combinator inside that, for a row that is (0, 0) --
-    G is the zero function, so every coefficient of D's derivative is 0."""
-    text = _data("function_direction_outputs_program.txt")
+    G is the zero function, so every coefficient of D's derivative is 0.  The next
+    run (at dbae0a8) drew the second program: helpers over h = λ⟨m, a⟩. Ω(λg. g (chain
+    m x1)) ω (λt. 1) (λt. 1), a derivative along a constant direction, summed over a
+    list a Church numeral builds; 3,319 steps against 161 (×20.6), rule 18 taking each
+    helper's closure's tangent along the input, for a row that is (0, 0)."""
+    text = _data(name)
     v = pc.call(text, [0.3, 0.3], record=False)
-    r = pc.jacobian_row(text, [0.3, 0.3], 1, max_steps=20 * v.steps, record=False)
+    r = pc.jacobian_row(text, [0.3, 0.3], row, max_steps=20 * v.steps, record=False)
     assert list(r.row) == [0.0, 0.0]
 
 

@@ -97,6 +97,9 @@ class UserProgram:
         return self.text
 
 
+#: a name no program uses, for a binder named only once the text around it is known
+_Z = "⟪z⟫"
+
 #: the kinds of real expression drawn by a helper method of the builder: kind → method
 _SHAPES = {"call": "call", "list": "fold", "nested": "nested", "fun-input": "function_input",
            "pair": "pair", "combinator": "combinator", "grad1": "grad1", "returned": "returned",
@@ -457,13 +460,15 @@ class _Builder:
         self.lets.append(f"let {p} = λ{y}. {self.leaf(scope)} in")
         # a second derivative of a chain over z: its tangent, one order more, is the
         # work a zero atom makes needless
+        # (written over a placeholder for z's name: a helper binds it as its parameter)
         head = self.pick(("sin({u} × {u}) + {z}", "{u} × {z}", "tanh({u} + {z} × {u})"))
-        f = f"(λ{u}. {self.reuse([u, z], 1, funs, 6, head.format(u=u, z=z))})"
-        coeff, h = f"grad1 (grad1 {f}) {z}", None
+        f = f"(λ{u}. {self.reuse([u, _Z], 1, funs, 6, head.format(u=u, z=_Z))})"
+        coeff, h = f"grad1 (grad1 {f}) {_Z}", None
         if self.chance(2):  # a helper over the derivative, called here and elsewhere
             h, m = self.fresh("h"), self.fresh("m")
-            self.lets.append(f"let {h} = λ{m}. {coeff.replace(z, m)} in")
-            coeff = f"{h} {z}"
+            self.lets.append(f"let {h} = λ{m}. {coeff.replace(_Z, m)} in")
+            coeff = f"{h} {_Z}"
+        coeff = coeff.replace(_Z, z)
         a, b = self.leaf(scope), self.leaf(scope)
         pb = f"Ω({p}) (λ{z}. λ{w}. ({coeff}) × {w}) ({a}) ({b})"
         self.alts.append((pb, f"0 × ((λ{z}. {coeff}) ({p} ({a})))"))

@@ -323,6 +323,18 @@ def test_occurs_check():
         infer(lam(x, App(x, x)))
 
 
+def test_a_name_used_at_two_types_is_named_with_a_way_out():
+    """The paper's let is simply typed ((λx. N) M): `twice twice` has no type, as in
+    the simply typed λ-calculus, and the message says so and what to write instead."""
+    import pullback_calc as pc
+    src = "λx. let twice = λf. λt. f (f t) in twice {} (λa. a × x) 1"
+    with pytest.raises(TypeError_, match="`twice` would need two types here.*second copy"):
+        pc.typecheck(pc.parse(src.format("twice")))
+    copy = "λx. let twice = λf. λt. f (f t) in let twice2 = λf. λt. f (f t) in " \
+        "twice twice2 (λa. a × x) 1"
+    assert list(pc.grad(copy, 0.5)) == [4 * 0.5 ** 3]  # (x⁴)' at 0.5
+
+
 def test_dual_arrow_cycle_is_an_error_not_a_hang():
     # k : α → ℝ and also (α)⋆ with α = k's own type
     with pytest.raises(TypeError_):

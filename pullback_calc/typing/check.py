@@ -183,9 +183,14 @@ class _Checker:
             names: dict = {}
             if c.occurs:
                 v, t = (self.zonk(x, memo) for x in c.occurs)
+                # (a name used at two types: ML's let would generalise it, the paper's
+                # simply typed let, (λx. N) M, does not)
+                hint = (f"; `{term.name}` would need two types here, and a name has one "
+                        f"(let-bound ones too: bind a second copy under another name)"
+                        if isinstance(term, Var) else "")
                 raise TypeError_(
                     f"cannot construct infinite type {show_type(v, names=names)} = "
-                    f"{show_type(t, names=names)} in {what}: `{_show(term)}`",
+                    f"{show_type(t, names=names)} in {what}: `{_show(term)}`{hint}",
                     pos, term, v, t) from None
             e, a = self.zonk(expected, memo), self.zonk(actual, memo)
             raise TypeError_(

@@ -1627,44 +1627,42 @@ def jac_let_dead(t: App, m: Premises) -> Term:
 
 @rule("8Jz")
 def jac_let_zero_factor(t: App, m: Premises) -> Term:
-    """(8Jz) (J(λp. let q = E in q × y)·P) V → (J(λ⟨p,q⟩. q × y)·⟨P, 𝟎⟩) ⟨V, E[V/p]⟩
-    when y is a coordinate of p whose value in V is 0 (also for y × q, and for
-    the series' last stage let m = q × y in m) -- 8J with the tangent 𝟎 for E's:
-    the product's tangent is ȳ × dq ⊕ Ē × dy, and ȳ = 0 multiplies dq by zero.
-    E's own tangent -- a closure's, a nested derivative's: unbounded work -- is
-    not computed; E's value is (call by value evaluates every stage, so a stage
-    that fails still fails).  The shape is a covector's coefficient times its
-    atom, B × J(g)·dy, where the atom is 0 because g is constant at the point
-    (papers/calculus.md §5.10); 8Js computes the atom first."""
+    """(8Jz) (J(λp. let q = E in L)·P) V → (J(λ⟨p,q⟩.L)·⟨P, 𝟎⟩) ⟨V, E[V/p]⟩  when L
+    ends, at most ``SINK_REACH`` stages on, in a product a × y (or y × a, or the
+    last stage let m = a × y in m) with y a coordinate of p that V makes 0 and that
+    L does not bind (``zero_factor_stage``) -- 8J with the tangent 𝟎 for E's: L's
+    result has the tangent ȳ × da ⊕ ā × dy = ā × dy, which reads no tangent that
+    q or a stage of L contributes, y being no stage of L.  E's own tangent -- a
+    closure's, a nested derivative's: unbounded work -- is not computed; E's value
+    is (call by value evaluates every stage, so a stage that fails still fails).
+    The shape is a covector's coefficient times its atom, B × J(g)·dy, where the
+    atom is 0 because g is constant at the point (papers/calculus.md §5.10); 8Js
+    computes the atom first."""
     return _chain_rule(t, dead=True)
 
 
 @rule("8Js")
 def jac_let_sink(t: App, m: Premises) -> Term:
-    """(8Js) (J(λp. let q = E in L)·P) V → (J(λp. L')·P) V  when L's result is
-    the product q × r of a coefficient and an atom (``sinks``: E an application
-    that reads no free variable of the map, r a variable a stage of L binds
-    that does, at most ``SINK_REACH`` stages on) and nothing else in L reads q:
-    L' is L with the stage let q = E moved to just before the product -- the
-    same function of p (no stage of L reads q or binds a variable of E), its
-    stages in another order.  Rule 18 differentiates a covector λv. k × a
-    (rule 5's linear normal form) with v free in the map; its atom a, linear
-    in v, is computed with its tangent before the coefficient k, and when it
-    is 0 (a pullback along a map whose Jacobian is 0 at the point) k's tangent
-    is not computed at all (8Jz).  The rule cannot undo itself: after it, q is
-    the last stage."""
+    """(8Js) (J(λp. let q = E in L)·P) V → (J(λp. A; let q = E in L')·P) V  when L
+    ends in the product k × r of a coefficient and an atom (``sinks``): A is the
+    chain of stages of L that r reads (in turn), which read a free variable of the
+    map and nothing that q or another stage outside A binds, and L' is L without
+    them -- the same function of p, its stages in another order.  Rule 18
+    differentiates a covector λv. k × a (rule 5's linear normal form) with v free
+    in the map; its atom a, linear in v, is computed with its tangent before the
+    coefficient's stages, and when it is 0 (a pullback along a map whose Jacobian
+    is 0 at the point) their tangents are not computed at all (8Jz).  The rule
+    cannot undo itself: after it, the atom's stages come first."""
     jac: Jac = t.fun
     lam = jac.lam
-    let_ = lam.body
-    spine: list = []
-    u = let_.fun.body
-    while is_let(u) and not _product_stage(u):
-        spine.append(u)
-        u = u.fun.body
-    out: Term = App(Lam(let_.fun.pat, _flag_anf(u), let_.fun.ann, let_.fun.pos), let_.arg,
-                    let_.pos)
-    for s in reversed(spine):
-        out = App(Lam(s.fun.pat, _flag_anf(out), s.fun.ann, s.fun.pos), s.arg, s.pos)
+    chain = _atom_chain(lam)
+    assert chain is not None
+    atoms, rest, end = chain
+    out: Term = end
+    for s_ in reversed(rest):
+        out = App(Lam(s_.fun.pat, _flag_anf(out), s_.fun.ann, s_.fun.pos), s_.arg, s_.pos)
+    for s_ in reversed(atoms):
+        out = App(Lam(s_.fun.pat, _flag_anf(out), s_.fun.ann, s_.fun.pos), s_.arg, s_.pos)
     inner = Lam(lam.pat, _flag_anf(out), lam.ann, lam.pos)
     inner._flags |= lam._flags & SPINE
     return App(Jac(inner, jac.along, jac.pos), t.arg, t.pos)
@@ -1677,75 +1675,106 @@ def _product_stage(u: Term) -> bool:
 
 
 def zero_factor_stage(lam: Lam, V: Term) -> bool:
-    """Is the first stage of λp. let q = E in L one for rule 8Jz at the point V:
-    L is q × y or y × q (or let m = … in m), y a coordinate of p that V makes 0?"""
+    """Is the first stage of λp. let q = E in L one for rule 8Jz at the point V: L
+    ends, at most ``SINK_REACH`` stages on, in a product a × y (or y × a, or let
+    m = … in m) with y a coordinate of p that V makes 0 and that L does not bind --
+    so everything L computes reaches its result only through the factor y
+    multiplies?"""
     let_ = lam.body
-    q, L = let_.fun.pat, let_.fun.body
+    q, u = let_.fun.pat, let_.fun.body
     if not isinstance(q, Var):
         return False
-    if is_let(L) and not _product_stage(L):
-        return False
-    prod = L.arg if is_let(L) else L
-    if not (isinstance(prod, Prim) and prod.op == "mul"):
-        return False
-    a, b = prod.args
-    if isinstance(a, Var) and a.name == q.name:
-        y = b
-    elif isinstance(b, Var) and b.name == q.name:
-        y = a
+    bound = {q.name}
+    for _ in range(SINK_REACH + 1):
+        if not is_let(u) or _product_stage(u):
+            break
+        bound.update(pattern_vars(u.fun.pat))
+        u = u.fun.body
     else:
         return False
-    if not isinstance(y, Var) or y.name == q.name:
+    prod = u.arg if is_let(u) else u
+    if not (isinstance(prod, Prim) and prod.op == "mul"):
         return False
     env = Env(lam.pat)
-    return env.entry(y.name) is not None and is_zero(env.at(y, V))
+    for y, other in (prod.args, prod.args[::-1]):
+        if isinstance(y, Var) and y.name not in bound and env.entry(y.name) is not None \
+                and not (isinstance(other, Var) and other.name == y.name) \
+                and is_zero(env.at(y, V)):
+            return True
+    return False
 
 
-#: how many stages 8Js looks past the coefficient for the product: the atom of a
-#: covector's product is a short chain (J(λy. g y)·dy, then its application)
+#: how many stages 8Jz and 8Js look past the first for the product: a covector's
+#: product and the chains of its two factors are short (J(λy. g y)·dy, its
+#: application; the coefficient's application and its own)
 SINK_REACH = 8
 
 
 def sinks(lam: Lam) -> bool:
-    """Is the first stage let q = E of λp. let q = E in L one for rule 8Js: E an
-    application reading no free variable of the map, and L's product q × r (its
-    result, or its last stage let m = q × r in m, at most ``SINK_REACH`` stages
-    on) with r bound by a stage of L that does read one, in turn through the
-    stages it reads -- a covector's coefficient E and its atom r, linear in the
-    covector's argument v, free in the map when rule 18 differentiates λv.S;
-    nothing else in L reads q, and no stage of L binds a variable of E.  The
-    walk is bounded, so the test costs O(1) whatever the series' length."""
+    """Is λp. let q = E in L's first stage one for rule 8Js (``_atom_chain``)?"""
+    return _atom_chain(lam) is not None
+
+
+def _atom_chain(lam: Lam) -> Optional[tuple[list, list, Term]]:
+    """For λp. let q = E in L with E an application that reads no free variable of
+    the map, and L ending, at most ``SINK_REACH`` stages on, in a product k × r
+    (its result, or its last stage let m = k × r in m) with r bound by a stage of
+    L: (the stages of the atom's chain -- those r reads, in turn, each reading a
+    free variable of the map or such a stage, and none reading q or a stage
+    outside the chain --, the other stages from q on, the product's end), or None
+    when the chain is empty, is not a chain of that kind, or some stage of it
+    binds a variable of E.  The walk is bounded, so the test costs O(1)."""
     let_ = lam.body
     E, q = let_.arg, let_.fun.pat
     if not (isinstance(E, App) and isinstance(q, Var)):
-        return False
+        return None
+    free = fv(lam)
+    if any(n in free for n in fv(E)):
+        return None
+    stages: list = [let_]
     u = let_.fun.body
-    if not is_let(u) or _product_stage(u):
-        return False  # (q is already the last stage)
-    x = q.name
-    stages: list = []
     while is_let(u) and not _product_stage(u):
-        if len(stages) == SINK_REACH or x in fv(u.arg):
-            return False
+        if len(stages) > SINK_REACH:
+            return None
         stages.append(u)
         u = u.fun.body
+    binders = [n for s_ in stages for n in pattern_vars(s_.fun.pat)]
+    env = Env(lam.pat)
+    if len(set(binders)) < len(binders) or any(env.entry(n) is not None for n in binders):
+        return None  # (a name bound twice: moving a stage could change what it means)
     prod = u.arg if is_let(u) else u
-    if not (isinstance(prod, Prim) and prod.op == "mul"):
-        return False
-    a, b = prod.args
-    if not (isinstance(a, Var) and a.name == x and isinstance(b, Var)):
-        return False
-    free, names = fv(lam), fv(E)
-    if any(n in free for n in names):
-        return False
-    reading: set = set()  # the stages that read a free variable of the map
-    for s_ in stages:
+    if not (isinstance(prod, Prim) and prod.op == "mul" and len(stages) > 1):
+        return None
+    r = prod.args[1]
+    if not isinstance(r, Var):
+        return None
+    # the atom's chain: walking back from r, the stages r reads in turn
+    need, chain = {r.name}, set()
+    for s_ in reversed(stages[1:]):
         pv = pattern_vars(s_.fun.pat)
-        if x in pv or any(n in names for n in pv):
-            return False
-        if any(n in free or n in reading for n in fv(s_.arg)):
-            reading.update(pv)
-    return b.name in reading
+        if need & set(pv):
+            chain.add(id(s_))
+            need.update(fv(s_.arg))
+    if not chain:
+        return None
+    names_E = fv(E)
+    outside: set = set(pattern_vars(q))
+    reading = False
+    atoms, rest = [], [let_]
+    for s_ in stages[1:]:
+        pv = pattern_vars(s_.fun.pat)
+        if id(s_) in chain:
+            names = fv(s_.arg)
+            if any(n in outside for n in names) or any(n in names_E for n in pv):
+                return None
+            reading = reading or any(n in free for n in names)
+            atoms.append(s_)
+        else:
+            outside.update(pv)
+            rest.append(s_)
+    if not reading:
+        return None
+    return atoms, rest, u
 
 
 def _chain_rule(t: App, dead: bool) -> Term:

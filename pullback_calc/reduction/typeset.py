@@ -463,29 +463,31 @@ _ENTRIES = [
        "at the point). E's value is computed, as call by value computes every stage.",
        None, "7J and 8J"),
     _t("8Jz", "Jacobian of a let series past a stage multiplied by zero",
-       [(_jac(_let("q", "E", r"q \times y")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle."
-         r"\,q \times y)\cdot\langle P, \mathbf{0}\rangle)\;\langle V, \bar{E}\rangle",
-         "y a variable of p whose value in V is 0; also for y × q, and for the last stage "
-         "let m = q × y in m")],
+       [(_jac(_let("q", "E", "L")) + rf" {_TO} (\mathrm{{J}}(\lambda\langle p, q\rangle.\,L)"
+         r"\cdot\langle P, \mathbf{0}\rangle)\;\langle V, \bar{E}\rangle",
+         "L ends, at most eight stages on, in a product a × y (either order, or the last "
+         "stage let m = a × y in m), y a variable of p whose value in V is 0 and which L "
+         "does not bind")],
        "extension",
-       "The product's tangent is ȳ × dq ⊕ Ē × dy, and ȳ = 0 multiplies E's tangent dq by "
-       "zero: 8J with 0 for it, which is not computed (the derivative of a covector's "
-       "coefficient whose atom is 0: a pullback along a map whose Jacobian is 0 at the "
-       "point). E's value is computed, as call by value computes every stage.",
+       "L's result has the tangent ȳ × da ⊕ ā × dy = ā × dy, which reads no tangent that q "
+       "or a stage of L contributes: 8J with 0 for E's, which is not computed (the "
+       "derivative of a covector's coefficient whose atom is 0: a pullback along a map "
+       "whose Jacobian is 0 at the point). E's value is computed, as call by value "
+       "computes every stage.",
        None, "7J and 8J"),
     _t("8Js", "Jacobian of a let series: the atom before its coefficient",
-       [(_jac(_let("q", "E", "L")) + rf" {_TO} " + _jac("L'"),
-         "L ends in the product q × r at most eight stages on; E is an application that "
-         "reads no free variable of the map, r is bound by a stage of L that reads one "
-         "(in turn through the stages it reads), nothing else in L reads q, and no stage "
-         "of L binds a variable of E; L' is L with the stage let q = E moved to just "
-         "before the product")],
+       [(_jac(_let("q", "E", "L")) + rf" {_TO} " + _jac(r"A;\ " + _let("q", "E", "L'")),
+         "L ends, at most eight stages on, in a product k × r; E is an application that "
+         "reads no free variable of the map; A is the chain of stages of L that r reads in "
+         "turn, not empty, reading a free variable of the map, and reading neither q nor "
+         "another stage of L, nor binding a variable of E; L' is L without A (every binder "
+         "of the series new)")],
        "extension",
        "The same function of p, its stages in another order. Rule 18 differentiates a "
        "covector λv. k × a (rule 5's linear normal form) with v free in the map: the atom "
-       "a, linear in v, is computed with its tangent before the coefficient k, so that "
-       "when it is 0, 8Jz does not compute k's tangent. After the rule q is the last "
-       "stage, so it cannot undo itself.",
+       "a, linear in v, is computed with its tangent before the coefficient's stages, so "
+       "that when it is 0, 8Jz computes none of their tangents. After the rule the atom's "
+       "stages come first, so it cannot undo itself.",
        None, "7J and 8J"),
 ]
 

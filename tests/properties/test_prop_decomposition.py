@@ -623,43 +623,55 @@ def _product_vars(t: Term):
     return None
 
 
+SINK_REACH = 8  # (§5.10: 8Jz and 8Js look at most 8 stages past the first)
+
+
 def zero_factor(lam: Lam, V: Term) -> bool:
-    """8Jz's stage, restated from §5.10: λp. let q = E in L with L the product of q
-    and a coordinate y of p (either order; or let m = … in m) that V makes 0."""
-    q, L = lam.body.fun.pat, lam.body.fun.body
-    lets, end = _series(L)
-    pair = _product_vars(end)
-    if lets or pair is None or not isinstance(q, Var) or q.name not in pair:
+    """8Jz's stage, restated from §5.10: λp. let q = E in L, L ending at most 8 stages
+    on in a product (its result, or let m = … in m) of which one factor is a
+    coordinate y of p that V makes 0 and that neither q nor L binds (nor the other
+    factor)."""
+    q = lam.body.fun.pat
+    lets, end = _series(lam.body.fun.body)
+    if not isinstance(q, Var) or len(lets) > SINK_REACH \
+            or not (isinstance(end, Prim) and end.op == "mul"):
         return False
-    y = pair[1] if pair[0] == q.name else pair[0]
-    part = component(lam.pat, V, y) if y != q.name else None
-    return part is not None and zero_vector(part)
-
-
-SINK_REACH = 8  # (§5.10: 8Js looks at most 8 stages past the coefficient)
+    bound = {q.name} | {n for u in lets for n in pattern_vars(u.fun.pat)}
+    a, b = end.args
+    for y, other in ((a, b), (b, a)):
+        if isinstance(y, Var) and y.name not in bound and other != y:
+            part = component(lam.pat, V, y.name)
+            if part is not None and zero_vector(part):
+                return True
+    return False
 
 
 def coefficient_first(lam: Lam) -> bool:
     """8Js's stage, restated from §5.10: λp. let q = E in L, E an application with no
-    free variable of the map, L's stages (at most 8) then ending in q × r, r bound by a stage that
-    reads a free variable of the map or a stage that does; q read nowhere else, no
-    stage binding a variable of E."""
+    free variable of the map; L's stages (at most 8, every binder new) ending in a
+    product k × r; the atom's chain -- the stages r reads, in turn -- not empty,
+    reading a free variable of the map, and reading neither q nor any other stage
+    outside the chain, nor binding a variable of E."""
     let_ = lam.body
     E, q = let_.arg, let_.fun.pat
     free = _free_names(lam)
     lets, end = _series(let_.fun.body)
-    pair = _product_vars(end)
-    if not (isinstance(E, App) and isinstance(q, Var) and lets and pair) \
-            or len(lets) > SINK_REACH or pair[0] != q.name or _free_names(E) & free:
+    if not (isinstance(E, App) and isinstance(q, Var) and lets) or len(lets) > SINK_REACH \
+            or _free_names(E) & free or not (isinstance(end, Prim) and end.op == "mul") \
+            or not isinstance(end.args[1], Var):
         return False
-    reading = set()
-    for u in lets:
-        bound = set(pattern_vars(u.fun.pat))
-        if _free_count(q.name, u.arg) or bound & (_free_names(E) | {q.name}):
-            return False
-        if _free_names(u.arg) & (free | reading):
-            reading |= bound
-    return pair[1] in reading
+    binders = [n for u in [let_] + lets for n in pattern_vars(u.fun.pat)]
+    if len(set(binders)) < len(binders) or set(binders) & set(pattern_vars(lam.pat)):
+        return False
+    needed, chain = {end.args[1].name}, []
+    for u in reversed(lets):
+        if set(pattern_vars(u.fun.pat)) & needed:
+            chain.append(u)
+            needed |= _free_names(u.arg)
+    others = {q.name} | {n for u in lets if u not in chain for n in pattern_vars(u.fun.pat)}
+    return bool(chain) and any(_free_names(u.arg) & free for u in chain) and not any(
+        _free_names(u.arg) & others or set(pattern_vars(u.fun.pat)) & _free_names(E)
+        for u in chain)
 
 
 def moved_once(let_) -> bool:

@@ -1674,27 +1674,41 @@ def _product_stage(u: Term) -> bool:
         and isinstance(u.fun.pat, Var) and u.fun.body.name == u.fun.pat.name
 
 
-def zero_factor_stage(lam: Lam, V: Term) -> bool:
-    """Is the first stage of λp. let q = E in L one for rule 8Jz at the point V: L
-    ends, at most ``SINK_REACH`` stages on, in a product a × y (or y × a, or let
-    m = … in m) with y a coordinate of p that V makes 0 and that L does not bind --
-    so everything L computes reaches its result only through the factor y
-    multiplies?"""
-    let_ = lam.body
-    q, u = let_.fun.pat, let_.fun.body
-    if not isinstance(q, Var):
-        return False
-    bound = {q.name}
-    for _ in range(SINK_REACH + 1):
-        if not is_let(u) or _product_stage(u):
-            break
-        bound.update(pattern_vars(u.fun.pat))
+#: how many stages 8Jz and 8Js look past the first for the product: a covector's
+#: product and the chains of its two factors are short (J(λy. g y)·dy, its
+#: application; the coefficient's application and its own)
+SINK_REACH = 8
+
+
+def _ending_product(let_: App) -> Optional[tuple[list, Term, Prim]]:
+    """(the stages of the series let_, itself first; its end; the product) when the
+    series ends, at most ``SINK_REACH`` stages after its first, in a product a × b --
+    its result, or its last stage let m = a × b in m (its end then) -- else None.
+    The walk is bounded, so rules 8Jz and 8Js cost O(1) to decide."""
+    stages = [let_]
+    u = let_.fun.body
+    while is_let(u) and not _product_stage(u):
+        if len(stages) > SINK_REACH:
+            return None
+        stages.append(u)
         u = u.fun.body
-    else:
-        return False
     prod = u.arg if is_let(u) else u
     if not (isinstance(prod, Prim) and prod.op == "mul"):
+        return None
+    return stages, u, prod
+
+
+def zero_factor_stage(lam: Lam, V: Term) -> bool:
+    """Is the first stage of λp. let q = E in L one for rule 8Jz at the point V: L
+    ends (``_ending_product``) in a product a × y (or y × a) with y a coordinate of
+    p that V makes 0 and that the series does not bind -- so everything it computes
+    reaches its result only through the factor y multiplies?"""
+    let_ = lam.body
+    found = _ending_product(let_) if isinstance(let_.fun.pat, Var) else None
+    if found is None:
         return False
+    stages, _, prod = found
+    bound = {n for s_ in stages for n in pattern_vars(s_.fun.pat)}
     env = Env(lam.pat)
     for y, other in (prod.args, prod.args[::-1]):
         if isinstance(y, Var) and y.name not in bound and env.entry(y.name) is not None \
@@ -1704,12 +1718,6 @@ def zero_factor_stage(lam: Lam, V: Term) -> bool:
     return False
 
 
-#: how many stages 8Jz and 8Js look past the first for the product: a covector's
-#: product and the chains of its two factors are short (J(λy. g y)·dy, its
-#: application; the coefficient's application and its own)
-SINK_REACH = 8
-
-
 def sinks(lam: Lam) -> bool:
     """Is λp. let q = E in L's first stage one for rule 8Js (``_atom_chain``)?"""
     return _atom_chain(lam) is not None
@@ -1717,47 +1725,33 @@ def sinks(lam: Lam) -> bool:
 
 def _atom_chain(lam: Lam) -> Optional[tuple[list, list, Term]]:
     """For λp. let q = E in L with E an application that reads no free variable of
-    the map, and L ending, at most ``SINK_REACH`` stages on, in a product k × r
-    (its result, or its last stage let m = k × r in m) with r bound by a stage of
-    L: (the stages of the atom's chain -- those r reads, in turn, each reading a
-    free variable of the map or such a stage, and none reading q or a stage
-    outside the chain --, the other stages from q on, the product's end), or None
-    when the chain is empty, is not a chain of that kind, or some stage of it
-    binds a variable of E.  The walk is bounded, so the test costs O(1)."""
+    the map, and L ending (``_ending_product``) in a product k × r with r bound by a
+    stage of L: (the stages of the atom's chain -- those r reads, in turn, each
+    reading a free variable of the map or such a stage, and none reading q or a
+    stage outside the chain --, the other stages from q on, the product's end), or
+    None when the chain is empty, is not a chain of that kind, or some stage of it
+    binds a variable of E, or a name is bound twice."""
     let_ = lam.body
     E, q = let_.arg, let_.fun.pat
     if not (isinstance(E, App) and isinstance(q, Var)):
         return None
-    free = fv(lam)
-    if any(n in free for n in fv(E)):
+    found = _ending_product(let_)
+    if found is None or len(found[0]) == 1 or not isinstance(found[2].args[1], Var):
         return None
-    stages: list = [let_]
-    u = let_.fun.body
-    while is_let(u) and not _product_stage(u):
-        if len(stages) > SINK_REACH:
-            return None
-        stages.append(u)
-        u = u.fun.body
+    stages, end, prod = found
     binders = [n for s_ in stages for n in pattern_vars(s_.fun.pat)]
     env = Env(lam.pat)
     if len(set(binders)) < len(binders) or any(env.entry(n) is not None for n in binders):
         return None  # (a name bound twice: moving a stage could change what it means)
-    prod = u.arg if is_let(u) else u
-    if not (isinstance(prod, Prim) and prod.op == "mul" and len(stages) > 1):
-        return None
-    r = prod.args[1]
-    if not isinstance(r, Var):
+    free, names_E = fv(lam), fv(E)
+    if any(n in free for n in names_E):
         return None
     # the atom's chain: walking back from r, the stages r reads in turn
-    need, chain = {r.name}, set()
+    need, chain = {prod.args[1].name}, set()
     for s_ in reversed(stages[1:]):
-        pv = pattern_vars(s_.fun.pat)
-        if need & set(pv):
+        if need & set(pattern_vars(s_.fun.pat)):
             chain.add(id(s_))
             need.update(fv(s_.arg))
-    if not chain:
-        return None
-    names_E = fv(E)
     outside: set = set(pattern_vars(q))
     reading = False
     atoms, rest = [], [let_]
@@ -1772,9 +1766,7 @@ def _atom_chain(lam: Lam) -> Optional[tuple[list, list, Term]]:
         else:
             outside.update(pv)
             rest.append(s_)
-    if not reading:
-        return None
-    return atoms, rest, u
+    return (atoms, rest, end) if reading else None
 
 
 def _chain_rule(t: App, dead: bool) -> Term:

@@ -914,7 +914,9 @@ def inlined_at_calls(let_: App) -> bool:
     q is a call: a let of the series applying q (``let r = q a``), an alias
     ``let r = q`` whose r is so used, or a call in the body of an abstraction
     bound by a let of the series that is so used in turn (``λa. q (q a)``, a
-    Church numeral applied to q), not under a further λ?  β_v at each call
+    Church numeral applied to q), not under a further λ, or an argument where
+    another helper only calls it (``twice q a``; ``_passed_to_caller``,
+    ``_passes_to_helper``)?  β_v at each call
     copies the abstraction, not work: each call is evaluated once, in the
     series, as the program evaluates it.  The calls become stages of the
     series, where a coordinate q made each one a D-eval premise that reads
@@ -926,33 +928,107 @@ def inlined_at_calls(let_: App) -> bool:
     return _calls_only(q.name, let_.fun.body)
 
 
-def _calls_only(x: str, t: Term) -> bool:
-    """Is every use of x in the series t a call (``inlined_at_calls``)?"""
+def _calls_only(x: str, t: Term, known: Optional[dict] = None) -> bool:
+    """Is every use of x in the series t a call (``inlined_at_calls``), or the
+    argument of a call of a helper the series binds (``_passed_to_caller``)?
+    ``known``: the helpers bound before t."""
+    helpers: dict = dict(known or {})  # name -> (abstraction, binders applied)
     while is_let(t) and x in fv(t):
         E = t.arg
         if x in fv(E):
             r = t.fun.pat
-            if isinstance(E, Var):
-                if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body):
+            if _passed_to_caller(x, E, helpers):
+                pass
+            elif isinstance(E, Var):
+                if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body, helpers):
                     return False
             elif isinstance(E, Lam):
-                if not isinstance(r, Var) or not _direct_calls(x, E) \
-                        or not _calls_only(r.name, t.fun.body):
+                if not isinstance(r, Var) or not (
+                        _direct_calls(x, E, helpers)
+                        or _direct_calls(x, E, _bound_by_call(E, r.name, t.fun.body, helpers))) \
+                        or not _calls_only(r.name, t.fun.body, helpers):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and x not in fv(E.arg)):
                 return False
         if x in pattern_vars(t.fun.pat):
             return True
+        _note_helper(t, helpers)
         t = t.fun.body
     return x not in fv(t)
 
 
-def _direct_calls(x: str, lam: Lam) -> bool:
+def _bound_by_call(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
+    """helpers, and lam's first binder as the helper it is bound to when r, the
+    variable a let binds lam to, is used in the series t once, by a call
+    ``let s = r a`` with a a helper of the series: map's partial application
+    ``λl. λf. λd. l (λx. λacc. f (g x) acc) d`` applied to a list written as a
+    helper calls its folding closure where the list calls f.  (Otherwise
+    helpers unchanged.)"""
+    known = dict(helpers)
+    if not isinstance(lam.pat, Var):
+        return known
+    ahead = dict(helpers)
+    while is_let(t) and r in fv(t):
+        E = t.arg
+        if r in fv(E):
+            if not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
+                    and isinstance(E.arg, Var) and E.arg.name in ahead
+                    and r not in fv(t.fun.body)):
+                return known
+            known[lam.pat.name] = ahead[E.arg.name]
+            return known
+        if r in pattern_vars(t.fun.pat):
+            return known
+        _note_helper(t, ahead)
+        t = t.fun.body
+    return known
+
+
+def _note_helper(let_: App, helpers: dict) -> None:
+    """Keep what let_ binds in helpers if it is an abstraction, as (f, 0), or
+    a helper's partial application ``f a``, as (f, k + 1): the abstraction and
+    how many of its binders are applied."""
+    E, r = let_.arg, let_.fun.pat
+    for n in pattern_vars(r):
+        helpers.pop(n, None)
+    if not isinstance(r, Var):
+        return
+    if isinstance(E, Lam):
+        helpers[r.name] = (E, 0)
+    elif isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name in helpers:
+        f, k = helpers[E.fun.name]
+        helpers[r.name] = (f, k + 1)
+
+
+def _passed_to_caller(x: str, E: Term, helpers: dict) -> bool:
+    """Is E the call ``f x`` of a helper f of the series (or a partial
+    application of one) that applies no function it does not know and whose
+    parameter x becomes is only ever called?  Copied to f's call, the
+    abstraction x names is then called where f calls its parameter, and is
+    copied there in turn (``twice h a``, ``h`` a helper over the map's
+    variables: a coordinate, each call of h in twice's body was a D-eval
+    premise evaluating h's body again, forwards, for its tangent)."""
+    if not (isinstance(E, App) and isinstance(E.fun, Var) and isinstance(E.arg, Var)
+            and E.arg.name == x and E.fun.name in helpers):
+        return False
+    f, k = helpers[E.fun.name]
+    return x not in fv(f) and _called_param(f, k, helpers)
+
+
+def _direct_calls(x: str, lam: Lam, helpers: Optional[dict] = None) -> bool:
     """Is every free occurrence of x in lam's body the function of an
     application outside any abstraction of the body but the lets' (x (x a))
-    and lam's own curried binders (λf. λd. x f d)?"""
-    body = lam.body
+    and lam's own curried binders (λf. λd. x f d) -- or inside an abstraction
+    passed to a helper that only calls that parameter (``_called_param``:
+    ``twice (λt. sin(x t)) a``, twice a let of the series in ``helpers`` or
+    written in place), which becomes a call of x when the helper is copied?"""
+    return _calls_in(x, lam.body, helpers)
+
+
+def _calls_in(x: str, body: Term, helpers: Optional[dict]) -> bool:
+    """``_direct_calls`` of the body of an abstraction: body's own curried
+    binders are passed first."""
     while isinstance(body, Lam):
         if x in pattern_vars(body.pat):
             return True
@@ -966,12 +1042,84 @@ def _direct_calls(x: str, lam: Lam) -> bool:
                     stack.append(u.arg)
                 continue
             if is_let(u):  # let p = E in B: B is evaluated when the let is
+                if isinstance(u.arg, Lam) and x in fv(u.arg) and _called_param(u.fun, 0, helpers):
+                    if not _calls_in(x, u.arg, helpers):
+                        return False
+                    if x in fv(u.fun.body) and x not in pattern_vars(u.fun.pat):
+                        stack.append(u.fun.body)
+                    continue
                 stack.extend(c for c in (u.fun.body, u.arg) if x in fv(c)
                              and not (c is u.fun.body and x in pattern_vars(u.fun.pat)))
+                continue
+            if helpers and _passes_to_helper(x, u, helpers, stack):
                 continue
         if isinstance(u, (Var, Lam)):
             return False  # (reached only where x occurs: a use that is no direct call)
         stack.extend(c for c in subterm_kids(u) if x in fv(c))
+    return True
+
+
+def _passes_to_helper(x: str, u: App, helpers: dict, stack: list) -> bool:
+    """u a call f a₁ … aₖ of a helper of the series: each aᵢ reading x is x
+    itself or an abstraction passed where f only calls its parameter (the
+    abstraction's body is asked, ``_calls_in``), or no value, walked on (pushed
+    on stack); a use that is no call pushes x alone, which the walk refuses.
+    False, and nothing pushed, if f is no such helper or x is passed elsewhere."""
+    args: list = []
+    head: Term = u
+    while isinstance(head, App) and not is_let(head):
+        args.append(head.arg)
+        head = head.fun
+    if not (isinstance(head, Var) and head.name in helpers):
+        return False
+    f, k = helpers[head.name]
+    args.reverse()
+    called, walked = [], []
+    for i, a in enumerate(args):
+        if x not in fv(a):
+            continue
+        if isinstance(a, (Lam, Var)) and _called_param(f, k + i, helpers):
+            called.append(a)  # (x itself, or a closure over it, that f calls)
+        elif isinstance(a, (Lam, Var)):
+            return False
+        else:
+            walked.append(a)
+    if not called and not walked:
+        return False
+    if not all(isinstance(a, Var) or _calls_in(x, a, helpers) for a in called):
+        stack.append(Var(x))  # (a use that is no call: the walk answers False)
+    stack.extend(walked)
+    return True
+
+
+def _called_param(f: Term, i: int, helpers: Optional[dict] = None) -> bool:
+    """Is f an abstraction of at least i + 1 curried binders, the (i+1)-th a
+    variable that f's body only calls (``_direct_calls``), and f applying no
+    function it does not know (a free variable it applies names a helper of the
+    series)?  A closure passed there is called, and copied to the calls when f
+    is."""
+    if not isinstance(f, Lam) or calls_unknown(f) and not _applies_helpers_only(f, helpers):
+        return False
+    for _ in range(i):
+        f = f.body
+        if not isinstance(f, Lam):
+            return False
+    return isinstance(f.pat, Var) and _direct_calls(f.pat.name, f)
+
+
+def _applies_helpers_only(lam: Lam, helpers: Optional[dict]) -> bool:
+    """Is every free variable lam's body applies a helper of the series?"""
+    if not helpers:
+        return False
+    stack: list = [(lam.body, frozenset(pattern_vars(lam.pat)))]
+    while stack:
+        u, bound = stack.pop()
+        if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name not in bound \
+                and u.fun.name not in helpers:
+            return False
+        if isinstance(u, Lam):
+            bound = bound | frozenset(pattern_vars(u.pat))
+        stack.extend((c, bound) for c in subterm_kids(u))
     return True
 
 

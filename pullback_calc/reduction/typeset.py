@@ -213,13 +213,16 @@ _ENTRIES = [
          r"\Omega(\lambda p.\,L[V/q])\;\omega",
          "V a closed abstraction or a numeral, or V a variable or an abstraction applying "
          "none of its free variables and q occurs once in L, not as an operand A-name would "
-         "bind, or V a value that only dead lets of L read; L is not just q")],
+         "bind, or such an abstraction every use of which is a call (of q, of an alias, in "
+         "an abstraction L binds, or inside a helper of L that only calls the parameter q "
+         "is passed to), or V a value that only dead lets of L read; L is not just q")],
        "extension",
        "let q = V in L is L[V/q] for a value V (β_v), which copies no work: a constant costs "
        "nothing to copy, and a value q names once is moved, not copied, even into an "
        "abstraction's body. λp binds no free variable of V that it did not bind before. "
        "Neither is a coordinate of the environment, so reverse mode computes no adjoint for "
-       "it; the closures of a cons-built Church list become the written-out list (§9).",
+       "it; the closures of a cons-built Church list become the written-out list (§9), and "
+       "a helper's calls, even through twice or comp, become stages of the series.",
        None, "5.7"),
     _t("8f", "floating a helper's computation out",
        [(r"\Omega(\lambda p.\," + _let("q", r"\lambda s.\,C[E]", "L") + rf")\;\omega {_TO} "

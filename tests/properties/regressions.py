@@ -136,6 +136,25 @@ DECOMPOSITION = [
     # 8Jz alone, and a product whose left factor is the zero one
     "(J(λ⟨x, y, f⟩. let b = y × 1 in let a = f x in a × b)·⟨1, 1, λt. 1⟩) ⟨0.5, 0, λt. sin(t)⟩",
     "(J(λ⟨x, y, f⟩. let b = y × 1 in let a = f x in b × a)·⟨1, 1, λt. 1⟩) ⟨0.5, 0, λt. sin(t)⟩",
+    # 8c copies a helper over x passed where another helper only calls it (2026-11-29):
+    # to twice, to a partial application of comp, and inside an abstraction passed to
+    # twice in a third helper's body (h is then called by pr's body, through twice)
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let tw = λg. λm. g (g m) in tw h x) "
+    "(λz. λw. w) 0.3 1",
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let comp = λf. λg. λz. f (g z) in comp h h x) "
+    "(λz. λw. w) 0.3 1",
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let tw = λg. λm. g (g m) in let pr = λa. "
+    "⟨tw (λt. sin(h t)) a, 1⟩ in let ⟨u, v⟩ = pr x in u × v) (λz. λw. w) 0.3 1",
+    # ... and into map's partial application, whose list (a helper) calls the closure
+    "Ω(λx. let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. sin(e × x) "
+    "in let m = map h in let l = λf. λd. f x (f 2 d) in m l (λa. λb. a + b) 0) "
+    "(λz. λw. w) 0.3 1",
+    # ... and the list first, passed to map's partial application, which applies h
+    "Ω(λx. let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. sin(e × x) "
+    "in let l = λf. λd. f x (f 2 d) in map h l (λa. λb. a + b) 0) (λz. λw. w) 0.3 1",
+    # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
+    "(λz. λw. w) 0.3 1",
 ]
 
 #: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer

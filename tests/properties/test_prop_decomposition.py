@@ -487,9 +487,10 @@ def _computes_with(lam: Lam) -> bool:
     return go(lam.body, free)
 
 
-def _applies_free(lam: Lam) -> bool:
-    """Does lam's body apply a variable free in lam (not shadowed there)?"""
-    free = {n for n in _names(lam) if _free_count(n, lam)}
+def _applies_free(lam: Lam, known=frozenset()) -> bool:
+    """Does lam's body apply a variable free in lam (not shadowed there), other
+    than the ``known`` ones (helpers of the series)?"""
+    free = {n for n in _names(lam) if _free_count(n, lam)} - set(known)
 
     def go(u, names) -> bool:
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name in names:
@@ -505,42 +506,107 @@ def used_by_calls(let_) -> bool:
     rules.inlined_at_calls): V a variable, or an abstraction that applies none of
     its free variables; every use of q in the rest of the series, until a let
     binds it again, is a let applying it (``let r = q a``, q not in a), an alias
-    ``let r = q`` whose r is so used, or a call in the body of an abstraction bound
+    ``let r = q`` whose r is so used, a call in the body of an abstraction bound
     by a let -- past its own curried binders, not under a further λ but a let's
-    -- whose variable is so used in turn."""
+    -- whose variable is so used in turn, or q passed to a helper the series
+    binds (or a partial application of one) at a parameter that helper only
+    calls, itself or inside an abstraction whose body calls it so."""
     V, q = let_.arg, let_.fun.pat
     if not isinstance(q, Var) or not (isinstance(V, Var) or
                                       isinstance(V, Lam) and not _applies_free(V)):
         return False
-    return _only_called(q.name, let_.fun.body)
+    return _only_called(q.name, let_.fun.body, {})
 
 
-def _only_called(x: str, t: Term) -> bool:
+def _only_called(x: str, t: Term, helpers: dict) -> bool:
+    helpers = dict(helpers)  # name -> (abstraction, how many of its binders applied)
     while is_let(t):
         E, r = t.arg, t.fun.pat
         if _free_count(x, E):
-            if isinstance(E, Var):
-                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body)):
+            if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name in helpers
+                    and isinstance(E.arg, Var) and E.arg.name == x
+                    and not _free_count(x, helpers[E.fun.name][0])
+                    and _only_calls_param(*helpers[E.fun.name], helpers)):
+                pass
+            elif isinstance(E, Var):
+                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers)):
                     return False
             elif isinstance(E, Lam):
-                if not (isinstance(r, Var) and _calls_in_body(x, E)
-                        and _only_called(r.name, t.fun.body)):
+                if not (isinstance(r, Var) and (_calls_in_body(x, E, helpers) or _calls_in_body(
+                        x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
+                        and _only_called(r.name, t.fun.body, helpers)):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and not _free_count(x, E.arg)):
                 return False
         if x in pattern_vars(t.fun.pat):
             return True
+        for n in pattern_vars(r):
+            helpers.pop(n, None)
+        if isinstance(r, Var) and isinstance(E, Lam):
+            helpers[r.name] = (E, 0)
+        elif isinstance(r, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
+                and E.fun.name in helpers:
+            f, k = helpers[E.fun.name]
+            helpers[r.name] = (f, k + 1)
         t = t.fun.body
     return not _free_count(x, t)
 
 
-def _calls_in_body(x: str, lam: Lam) -> bool:
+def _first_binder_bound(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
+    """helpers, with lam's first binder taken for the helper r's one call in t
+    passes (``let s = r a``, a a helper bound before it), if r has exactly that
+    one use."""
+    out = dict(helpers)
+    if not isinstance(lam.pat, Var):
+        return out
+    ahead = dict(helpers)
+    while is_let(t):
+        E, q = t.arg, t.fun.pat
+        if _free_count(r, E):
+            if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
+                    and isinstance(E.arg, Var) and E.arg.name in ahead
+                    and not _free_count(r, t.fun.body) and not _free_count(r, E.arg)):
+                out[lam.pat.name] = ahead[E.arg.name]
+            return out
+        if r in pattern_vars(q):
+            return out
+        for n in pattern_vars(q):
+            ahead.pop(n, None)
+        if isinstance(q, Var) and isinstance(E, Lam):
+            ahead[q.name] = (E, 0)
+        elif isinstance(q, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
+                and E.fun.name in ahead:
+            ahead[q.name] = (ahead[E.fun.name][0], ahead[E.fun.name][1] + 1)
+        t = t.fun.body
+    return out
+
+
+def _only_calls_param(f: Term, i: int, helpers=frozenset()) -> bool:
+    """f applies none of its free variables but helpers of the series, and its
+    (i+1)-th curried binder is a variable its body only calls."""
+    if not isinstance(f, Lam) or _applies_free(f, helpers):
+        return False
+    for _ in range(i):
+        f = f.body
+        if not isinstance(f, Lam):
+            return False
+    return isinstance(f.pat, Var) and _calls_in_body(f.pat.name, f, {})
+
+
+def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
     body = lam.body
     while isinstance(body, Lam):  # (the abstraction's own curried binders)
         if x in pattern_vars(body.pat):
             return True
         body = body.body
+
+    def passed(f_k, args) -> bool:
+        f, k = f_k
+        return all(not _free_count(x, a) or (
+            _only_calls_param(f, k + i, helpers)
+            and (isinstance(a, Var) or _calls_in_body(x, a, helpers))
+            if isinstance(a, (Var, Lam)) else go(a)) for i, a in enumerate(args))
 
     def go(u) -> bool:
         if not _free_count(x, u):
@@ -548,7 +614,17 @@ def _calls_in_body(x: str, lam: Lam) -> bool:
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
             return go(u.arg)
         if is_let(u):  # let p = E in B: B is evaluated when the let is
-            return go(u.arg) and (x in pattern_vars(u.fun.pat) or go(u.fun.body))
+            if isinstance(u.arg, Lam) and _only_calls_param(u.fun, 0, helpers):
+                arg_ok = _calls_in_body(x, u.arg, helpers)
+            else:
+                arg_ok = go(u.arg)
+            return arg_ok and (x in pattern_vars(u.fun.pat) or go(u.fun.body))
+        if isinstance(u, App):
+            head, args = u, []
+            while isinstance(head, App) and not is_let(head):
+                head, args = head.fun, [head.arg] + args
+            if isinstance(head, Var) and head.name in helpers:
+                return passed(helpers[head.name], args)
         if isinstance(u, (Var, Lam)):
             return False
         return all(go(c) for c in u.children())

@@ -1028,28 +1028,35 @@ def _direct_calls(x: str, lam: Lam, helpers: Optional[dict] = None) -> bool:
 
 def _calls_in(x: str, body: Term, helpers: Optional[dict]) -> bool:
     """``_direct_calls`` of the body of an abstraction: body's own curried
-    binders are passed first."""
-    while isinstance(body, Lam):
-        if x in pattern_vars(body.pat):
-            return True
-        body = body.body
+    binders are passed first, and so is an abstraction it returns after lets
+    (``λm. let s = sin(m) in λt. x t``: called as a curried binder is, when the
+    helper's result is applied)."""
+    tails = {id(body)}  # (the body's result: the lets' bodies from the top)
     stack = [body]
     while stack:
         u = stack.pop()
+        if isinstance(u, Lam) and id(u) in tails:
+            if x not in pattern_vars(u.pat):
+                tails.add(id(u.body))
+                stack.append(u.body)
+            continue
         if isinstance(u, App):
             if isinstance(u.fun, Var) and u.fun.name == x:
                 if x in fv(u.arg):
                     stack.append(u.arg)
                 continue
             if is_let(u):  # let p = E in B: B is evaluated when the let is
+                B = u.fun.body
+                if id(u) in tails:
+                    tails.add(id(B))
                 if isinstance(u.arg, Lam) and x in fv(u.arg) and _called_param(u.fun, 0, helpers):
                     if not _calls_in(x, u.arg, helpers):
                         return False
-                    if x in fv(u.fun.body) and x not in pattern_vars(u.fun.pat):
-                        stack.append(u.fun.body)
+                    if x in fv(B) and x not in pattern_vars(u.fun.pat):
+                        stack.append(B)
                     continue
-                stack.extend(c for c in (u.fun.body, u.arg) if x in fv(c)
-                             and not (c is u.fun.body and x in pattern_vars(u.fun.pat)))
+                stack.extend(c for c in (B, u.arg) if x in fv(c)
+                             and not (c is B and x in pattern_vars(u.fun.pat)))
                 continue
             if helpers and _passes_to_helper(x, u, helpers, stack):
                 continue

@@ -152,6 +152,9 @@ DECOMPOSITION = [
     # ... and the list first, passed to map's partial application, which applies h
     "Ω(λx. let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. sin(e × x) "
     "in let l = λf. λd. f x (f 2 d) in map h l (λa. λb. a + b) 0) (λz. λw. w) 0.3 1",
+    # ... and a helper that returns a closure after a let, the closure calling the copy
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let mk = λm. let s = sin(m) in λt. h (t × s) in "
+    "mk 1 x) (λz. λw. w) 0.3 1",
     # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
     "(λz. λw. w) 0.3 1",

@@ -595,12 +595,6 @@ def _only_calls_param(f: Term, i: int, helpers=frozenset()) -> bool:
 
 
 def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
-    body = lam.body
-    while isinstance(body, Lam):  # (the abstraction's own curried binders)
-        if x in pattern_vars(body.pat):
-            return True
-        body = body.body
-
     def passed(f_k, args) -> bool:
         f, k = f_k
         return all(not _free_count(x, a) or (
@@ -608,9 +602,11 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
             and (isinstance(a, Var) or _calls_in_body(x, a, helpers))
             if isinstance(a, (Var, Lam)) else go(a)) for i, a in enumerate(args))
 
-    def go(u) -> bool:
+    def go(u, result: bool = False) -> bool:  # result: u is what the body returns
         if not _free_count(x, u):
             return True
+        if isinstance(u, Lam) and result:  # a curried binder, or a closure returned after lets
+            return x in pattern_vars(u.pat) or go(u.body, True)
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
             return go(u.arg)
         if is_let(u):  # let p = E in B: B is evaluated when the let is
@@ -618,7 +614,7 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 arg_ok = _calls_in_body(x, u.arg, helpers)
             else:
                 arg_ok = go(u.arg)
-            return arg_ok and (x in pattern_vars(u.fun.pat) or go(u.fun.body))
+            return arg_ok and (x in pattern_vars(u.fun.pat) or go(u.fun.body, result))
         if isinstance(u, App):
             head, args = u, []
             while isinstance(head, App) and not is_let(head):
@@ -628,7 +624,7 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
         if isinstance(u, (Var, Lam)):
             return False
         return all(go(c) for c in u.children())
-    return go(body)
+    return go(lam.body, True)
 
 
 def _names(t: Term) -> set:

@@ -381,6 +381,9 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
 # against 395, until 8c looked ahead to the list map's partial application is applied to)
 @example(UserProgram(_helpers_program("mapped_list_helpers_program.txt"), 2, (0.3, 0.3),
                      frozenset({"combinator", "grad1-nested", "list-literal"})))
+# (a helper called by the closure another returns after a let: 3,319 against 776)
+@example(UserProgram(_helpers_program("closure_helpers_outputs_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"combinator", "returns-λ", "tupled"})))
 @given(st.integers(2, 3).flatmap(lambda m: programs(2, depth=2, m=m, want=("combinator",))))
 def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
     """A first row of a program whose helpers are passed to combinators (twice,

@@ -33,6 +33,7 @@ and the shapes users write (issue 26):
 
     church-cons     the gradient of λ⟨x1…xn⟩. sum (cons x1 (… nil)) w.r.t. the entries
     church-numeral  d/dx sum (k (λl. cons (x × x) l) nil), k a Church numeral (n = k)
+    church-map      d/dx sum (map g (cons e1 (… nil))), g = λe. sin(e × x)
     nested-order    the n-th derivative of tanh written with exp (n = order: the
                     ratio column is then the factor per order)
 
@@ -358,6 +359,16 @@ USER: dict[str, ChurchFamily] = {
         CONS_LIB, lambda n: f"λx. let k = {_iterate(n)} in sum (k (λl. cons (x × x) l) nil)",
         lambda n: "0.7", lambda n: "1",
         lambda n: n * 0.49, lambda n: 2 * n * 0.7,
+        [8, 16, 32, 64, 128], [4, 8, 16]),
+    "church-map": ChurchFamily(
+        "church-map", "d/dx sum (map g (cons e1 (… nil))), g = λe. sin(e × x) a helper over "
+        "the input",
+        CONS_LIB + CHURCH_MAP,
+        lambda n: "λx. let g = λe. sin(e × x) in sum (map g "
+                  f"({_cons_list([repr(e) for e in church_elements(n)])}))",
+        lambda n: "0.3", lambda n: "1",
+        lambda n: sum(math.sin(e * 0.3) for e in church_elements(n)),
+        lambda n: sum(e * math.cos(e * 0.3) for e in church_elements(n)),
         [8, 16, 32, 64, 128], [4, 8, 16]),
     "nested-order": ChurchFamily(
         "nested-order", "the n-th derivative of tanh written with exp, "

@@ -633,6 +633,10 @@ def test_a_row_of_composed_helpers_costs_what_its_evaluation_does():
     # ... called by the closure a helper returns after a let
     "λx. let h = λa. sin(a) × (x + 1) in let mk = λm. let s = sin(m) in λt. h (t × s) in "
     "mk 1 (mk 2 x)",
+    # ... to map's partial application, applied to a list built by cons
+    "λx. let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in let map = λg. "
+    "λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. sin(e × x) in map h (cons x "
+    "(cons 2 (cons 3 nil))) (λa. λb. a + b) 0",
     # ... partially applied first: comp f g
     "λx. let h = λa. sin(a) × (x + 1) in let comp = λf. λg. λz. f (g z) in comp h h x",
 ])

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
+import immutables
+
 from ..areduction.anf import (A_RULES, calls_unknown, computes, is_atom, is_elementary,
                               is_let_series, operands, replace_operand)
 from ..deep import bottom_up
@@ -928,16 +930,30 @@ def inlined_at_calls(let_: App) -> bool:
     return _calls_only(q.name, let_.fun.body)
 
 
-def _calls_only(x: str, t: Term, known: Optional[dict] = None) -> bool:
+class Helper(NamedTuple):
+    """What a let of the series binds a name to, for ``inlined_at_calls``: an
+    abstraction, the arguments its first binders are applied to (a partial
+    application ``cons x l`` is cons with (x, l)), and the helpers in scope where
+    it is bound (its free names are those, not later lets of the same name)."""
+    lam: Lam
+    args: tuple
+    env: immutables.Map
+
+
+_NO_HELPERS: immutables.Map = immutables.Map()
+
+
+def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool:
     """Is every use of x in the series t a call (``inlined_at_calls``), or the
     argument of a call of a helper the series binds (``_passed_to_caller``)?
     ``known``: the helpers bound before t."""
-    helpers: dict = dict(known or {})  # name -> (abstraction, binders applied)
+    helpers = _NO_HELPERS if known is None else known  # name -> Helper
     while is_let(t) and x in fv(t):
         E = t.arg
         if x in fv(E):
             r = t.fun.pat
-            if _passed_to_caller(x, E, helpers):
+            if _passed_to_caller(x, E, helpers) and _applied_fully(
+                    t.fun.pat, _binders_after(helpers[E.fun.name], 1), t.fun.body):
                 pass
             elif isinstance(E, Var):
                 if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body, helpers):
@@ -953,55 +969,106 @@ def _calls_only(x: str, t: Term, known: Optional[dict] = None) -> bool:
                 return False
         if x in pattern_vars(t.fun.pat):
             return True
-        _note_helper(t, helpers)
+        helpers = _note_helper(t, helpers)
         t = t.fun.body
     return x not in fv(t)
 
 
-def _bound_by_call(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
+def _bound_by_call(lam: Lam, r: str, t: Term, helpers: immutables.Map) -> immutables.Map:
     """helpers, and lam's first binder as the helper it is bound to when r, the
     variable a let binds lam to, is used in the series t once, by a call
     ``let s = r a`` with a a helper of the series: map's partial application
-    ``λl. λf. λd. l (λx. λacc. f (g x) acc) d`` applied to a list written as a
-    helper calls its folding closure where the list calls f.  (Otherwise
+    ``λl. λf. λd. l (λx. λacc. f (g x) acc) d`` applied to a list (its cells
+    helpers too) calls its folding closure where the list calls f.  (Otherwise
     helpers unchanged.)"""
-    known = dict(helpers)
     if not isinstance(lam.pat, Var):
-        return known
-    ahead = dict(helpers)
+        return helpers
+    ahead = helpers
     while is_let(t) and r in fv(t):
         E = t.arg
         if r in fv(E):
-            if not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
-                    and isinstance(E.arg, Var) and E.arg.name in ahead
-                    and r not in fv(t.fun.body)):
-                return known
-            known[lam.pat.name] = ahead[E.arg.name]
-            return known
+            if isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r \
+                    and isinstance(E.arg, Var) and E.arg.name in ahead \
+                    and r not in fv(t.fun.body) \
+                    and _applied_fully(t.fun.pat, _binders_after(Helper(lam, (), helpers), 1),
+                                       t.fun.body):
+                return helpers.set(lam.pat.name, ahead[E.arg.name])
+            return helpers
         if r in pattern_vars(t.fun.pat):
-            return known
-        _note_helper(t, ahead)
+            return helpers
+        ahead = _note_helper(t, ahead)
         t = t.fun.body
-    return known
+    return helpers
 
 
-def _note_helper(let_: App, helpers: dict) -> None:
-    """Keep what let_ binds in helpers if it is an abstraction, as (f, 0), or
-    a helper's partial application ``f a``, as (f, k + 1): the abstraction and
-    how many of its binders are applied."""
-    E, r = let_.arg, let_.fun.pat
-    for n in pattern_vars(r):
-        helpers.pop(n, None)
+def _binders_after(h: Helper, k: int) -> int:
+    """How many curried binders h's abstraction has after its arguments and k more."""
+    n, f = 0, h.lam
+    while isinstance(f, Lam):
+        n, f = n + 1, f.body
+    return max(0, n - len(h.args) - k)
+
+
+def _applied_fully(r: Term, k: int, t: Term) -> bool:
+    """Is the function r names (if k > 0: a helper with k binders still to apply)
+    applied k more times wherever the series t uses it -- by calls, through aliases
+    -- so that its body runs in the series?  A partial application that is the
+    program's output (map g l, a Church list returned) runs nothing there: the
+    abstractions passed to it are differentiated in rule 18's premise instead,
+    where one copied into it costs more than a coordinate (ho_list_map)."""
+    if k <= 0:
+        return True
     if not isinstance(r, Var):
-        return
-    if isinstance(E, Lam):
-        helpers[r.name] = (E, 0)
-    elif isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name in helpers:
-        f, k = helpers[E.fun.name]
-        helpers[r.name] = (f, k + 1)
+        return False
+    x = r.name
+    while is_let(t) and x in fv(t):
+        E = t.arg
+        if x in fv(E):
+            s = t.fun.pat
+            if isinstance(E, Var):
+                if not _applied_fully(s, k, t.fun.body):
+                    return False
+            elif isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x \
+                    and x not in fv(E.arg):
+                if not _applied_fully(s, k - 1, t.fun.body):
+                    return False
+            else:
+                return False
+        if x in pattern_vars(t.fun.pat):
+            return True
+        t = t.fun.body
+    return x not in fv(t)
 
 
-def _passed_to_caller(x: str, E: Term, helpers: dict) -> bool:
+def _note_helper(let_: App, helpers: immutables.Map) -> immutables.Map:
+    """helpers with what let_ binds: an abstraction, an alias of a helper, or a
+    helper's partial application ``f a`` (f's Helper with a added to its
+    arguments); a name bound to anything else is no helper from there on."""
+    E, r = let_.arg, let_.fun.pat
+    m = helpers.mutate()
+    for n in pattern_vars(r):
+        m.pop(n, None)
+    if isinstance(r, Var) and isinstance(E, Lam):
+        m[r.name] = Helper(E, (), helpers)
+    elif isinstance(r, Var) and isinstance(E, Var) and E.name in helpers:  # an alias
+        m[r.name] = helpers[E.name]
+    elif isinstance(r, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
+            and E.fun.name in helpers:
+        h = helpers[E.fun.name]
+        m[r.name] = Helper(h.lam, h.args + (_resolve(E.arg, helpers),), h.env)
+    return m.finish()
+
+
+def _resolve(a: Term, helpers: immutables.Map) -> Optional[Helper]:
+    """The Helper an argument names or is (an abstraction written in place), or None."""
+    if isinstance(a, Lam):
+        return Helper(a, (), helpers)
+    if isinstance(a, Var):
+        return helpers.get(a.name)
+    return None
+
+
+def _passed_to_caller(x: str, E: Term, helpers: immutables.Map) -> bool:
     """Is E the call ``f x`` of a helper f of the series (or a partial
     application of one) that applies no function it does not know and whose
     parameter x becomes is only ever called?  Copied to f's call, the
@@ -1012,11 +1079,11 @@ def _passed_to_caller(x: str, E: Term, helpers: dict) -> bool:
     if not (isinstance(E, App) and isinstance(E.fun, Var) and isinstance(E.arg, Var)
             and E.arg.name == x and E.fun.name in helpers):
         return False
-    f, k = helpers[E.fun.name]
-    return x not in fv(f) and _called_param(f, k, helpers)
+    h = helpers[E.fun.name]
+    return x not in fv(h.lam) and _called_param(h, len(h.args))
 
 
-def _direct_calls(x: str, lam: Lam, helpers: Optional[dict] = None) -> bool:
+def _direct_calls(x: str, lam: Lam, helpers: Optional[immutables.Map] = None) -> bool:
     """Is every free occurrence of x in lam's body the function of an
     application outside any abstraction of the body but the lets' (x (x a))
     and lam's own curried binders (λf. λd. x f d) -- or inside an abstraction
@@ -1026,13 +1093,13 @@ def _direct_calls(x: str, lam: Lam, helpers: Optional[dict] = None) -> bool:
     return _calls_in(x, lam.body, helpers)
 
 
-def _calls_in(x: str, body: Term, helpers: Optional[dict]) -> bool:
+def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
     """``_direct_calls`` of the body of an abstraction: body's own curried
     binders are passed first, and so is an abstraction it returns after lets
     (``λm. let s = sin(m) in λt. x t``: called as a curried binder is, when the
     helper's result is applied)."""
     tails = {id(body)}  # (the body's result: the lets' bodies from the top)
-    stack = [body]
+    stack = [body] if x in fv(body) else []  # (only terms x occurs in are pushed)
     while stack:
         u = stack.pop()
         if isinstance(u, Lam) and id(u) in tails:
@@ -1049,10 +1116,19 @@ def _calls_in(x: str, body: Term, helpers: Optional[dict]) -> bool:
                 B = u.fun.body
                 if id(u) in tails:
                     tails.add(id(B))
-                if isinstance(u.arg, Lam) and x in fv(u.arg) and _called_param(u.fun, 0, helpers):
+                if isinstance(u.arg, Lam) and x in fv(u.arg) and _called_param(
+                        Helper(u.fun, (), helpers or _NO_HELPERS), 0):
                     if not _calls_in(x, u.arg, helpers):
                         return False
                     if x in fv(B) and x not in pattern_vars(u.fun.pat):
+                        stack.append(B)
+                    continue
+                if isinstance(u.arg, Var) and u.arg.name == x and isinstance(u.fun.pat, Var):
+                    # an alias (β of a cons cell leaves let f = f): its uses are x's
+                    p = u.fun.pat.name  # (p = x: B's x is the alias, as much x's use)
+                    if p != x and not _calls_in(p, B, helpers):
+                        return False
+                    if x in fv(B):
                         stack.append(B)
                     continue
                 stack.extend(c for c in (B, u.arg) if x in fv(c)
@@ -1060,13 +1136,15 @@ def _calls_in(x: str, body: Term, helpers: Optional[dict]) -> bool:
                 continue
             if helpers and _passes_to_helper(x, u, helpers, stack):
                 continue
+            if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
+                tails.add(id(u.fun))
         if isinstance(u, (Var, Lam)):
             return False  # (reached only where x occurs: a use that is no direct call)
         stack.extend(c for c in subterm_kids(u) if x in fv(c))
     return True
 
 
-def _passes_to_helper(x: str, u: App, helpers: dict, stack: list) -> bool:
+def _passes_to_helper(x: str, u: App, helpers: immutables.Map, stack: list) -> bool:
     """u a call f a₁ … aₖ of a helper of the series: each aᵢ reading x is x
     itself or an abstraction passed where f only calls its parameter (the
     abstraction's body is asked, ``_calls_in``), or no value, walked on (pushed
@@ -1079,13 +1157,15 @@ def _passes_to_helper(x: str, u: App, helpers: dict, stack: list) -> bool:
         head = head.fun
     if not (isinstance(head, Var) and head.name in helpers):
         return False
-    f, k = helpers[head.name]
+    h = helpers[head.name]
     args.reverse()
+    if _binders_after(h, len(args)) > 0:
+        return False  # (a partial application: the closures passed may never run here)
     called, walked = [], []
     for i, a in enumerate(args):
         if x not in fv(a):
             continue
-        if isinstance(a, (Lam, Var)) and _called_param(f, k + i, helpers):
+        if isinstance(a, (Lam, Var)) and _called_param(h, len(h.args) + i):
             called.append(a)  # (x itself, or a closure over it, that f calls)
         elif isinstance(a, (Lam, Var)):
             return False
@@ -1099,23 +1179,37 @@ def _passes_to_helper(x: str, u: App, helpers: dict, stack: list) -> bool:
     return True
 
 
-def _called_param(f: Term, i: int, helpers: Optional[dict] = None) -> bool:
-    """Is f an abstraction of at least i + 1 curried binders, the (i+1)-th a
-    variable that f's body only calls (``_direct_calls``), and f applying no
-    function it does not know (a free variable it applies names a helper of the
-    series)?  A closure passed there is called, and copied to the calls when f
-    is."""
-    if not isinstance(f, Lam) or calls_unknown(f) and not _applies_helpers_only(f, helpers):
+def _called_param(h: Helper, i: int) -> bool:
+    """Is h's abstraction one of at least i + 1 curried binders, the (i+1)-th a
+    variable that its body only calls (``_direct_calls``) -- or passes where a
+    helper in its scope, or one its first binders are applied to, only calls it
+    (a cons cell passes the folding function on to its tail) -- and applying no
+    function it does not know (a free variable it applies names a helper in its
+    scope)?  A closure passed there is called, and copied to the calls when the
+    helper is."""
+    f: Term = h.lam
+    if not isinstance(f, Lam) or calls_unknown(f) and not _applies_helpers_only(f, h.env):
         return False
-    for _ in range(i):
+    if _binders_after(h, 0) == 0:
+        # a call of known code on known arguments (a Church numeral applied to a cons
+        # closure and nil): its value, a closure of known code, is what is applied
+        return all(a is not None for a in h.args)
+    scope = h.env
+    for j in range(i):
+        if j < len(h.args) and isinstance(f.pat, Var):
+            a = h.args[j]
+            scope = scope.set(f.pat.name, a) if a is not None else scope.delete(f.pat.name) \
+                if f.pat.name in scope else scope
+        elif isinstance(f.pat, Var) and f.pat.name in scope:
+            scope = scope.delete(f.pat.name)  # (shadowed by the binder)
         f = f.body
         if not isinstance(f, Lam):
             return False
-    return isinstance(f.pat, Var) and _direct_calls(f.pat.name, f)
+    return isinstance(f.pat, Var) and _direct_calls(f.pat.name, f, scope)
 
 
-def _applies_helpers_only(lam: Lam, helpers: Optional[dict]) -> bool:
-    """Is every free variable lam's body applies a helper of the series?"""
+def _applies_helpers_only(lam: Lam, helpers: immutables.Map) -> bool:
+    """Is every free variable lam's body applies a helper in scope?"""
     if not helpers:
         return False
     stack: list = [(lam.body, frozenset(pattern_vars(lam.pat)))]

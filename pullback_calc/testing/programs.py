@@ -12,7 +12,8 @@ builds *programs*, as text, the way a researcher writes one:
 * Church lists built from the inputs -- written out, by a let-bound ``cons``,
   or by a Church numeral iterating ``λl. cons e l`` -- and consumed by ``sum``,
   ``map``, ``foldr``, ``foldl`` in continuation-passing style, or a fold with a
-  pair accumulator;
+  pair accumulator (``map-helper``, when asked for: the mapped function a
+  let-bound helper over the inputs, ``let g = λe. sin(e × x1) in sum (map g l)``);
 * pullbacks nested inside the differentiated body, at a point that depends on
   the outer variables, along 1-forms that depend on them too; ``Ω`` applied to
   a let-bound function; Jacobians applied inside the body;
@@ -53,7 +54,8 @@ FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args"
             "list-literal", "list-cons", "list-numeral", "sum", "map", "foldr", "foldl",
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
             "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
-            "returns-grad1", "g-of-chain", "discarded", "Ω-outer", "Ω-constant")
+            "returns-grad1", "g-of-chain", "discarded", "Ω-outer", "Ω-constant",
+            "map-helper")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -382,7 +384,13 @@ class _Builder:
         if k == "map":
             self.use("sum", "map")
             x = self.fresh("el")
-            g = f"(λ{x}. {self.real([x] + scope, depth, funs)})"
+            if "map-helper" in self.want:  # (asked for only: other draws stay as they were)
+                # the mapped function a let-bound helper over the inputs, as users bind one
+                self.features.add("map-helper")
+                g = self.fresh("g")
+                self.lets.append(f"let {g} = λ{x}. {self.real([x] + list(self.inputs), depth)} in")
+            else:
+                g = f"(λ{x}. {self.real([x] + scope, depth, funs)})"
             return f"sum (map {g} {self.a_list(scope, depth, funs, 'real')})"
         if k == "foldr":
             self.use("foldr")
@@ -537,7 +545,7 @@ class _Builder:
 
     def shape(self, name: str) -> str:
         scope = list(self.inputs)
-        if name in ("sum", "map", "foldr", "foldl", "pair-fold"):
+        if name in ("sum", "map", "foldr", "foldl", "pair-fold", "map-helper"):
             while name not in self.features:
                 out = self.fold(scope, 1, ())
             return out
@@ -648,6 +656,9 @@ _CONSUMERS = {
     "map": "sum (map (λe. e × 0.5) {l})",
     "foldr": "{l} (λe. λacc. e + 0.5 × acc) 0",
     "foldl": "{l} (λe. λk. λacc. k (0.5 × acc + e)) (λacc. acc) 0",
+    # the mapped function over the input: written in place, and a let-bound helper
+    "map-capture": "sum (map (λe. sin(e × x)) {l})",
+    "map-helper": "let g = λe. sin(e × x) in sum (map g {l})",
 }
 #: the element, a function of the input x
 _ELEMENTS = ("x × x", "sin(x)", "x", "exp(0.1 × x) × x")
@@ -664,7 +675,8 @@ class ChurchBuild:
     point: float
 
     def text(self, k: int) -> str:
-        used = ("nil", "cons") + {"sum": ("sum",), "map": ("sum", "map")}.get(self.consumer, ())
+        used = ("nil", "cons") + (("sum", "map") if self.consumer.startswith("map") else
+                                  ("sum",) if self.consumer == "sum" else ())
         lib = " ".join(f"let {n} = {LIST_LIBRARY[n]} in" for n in used)
         e = f"({self.element})"
         if self.builder == "literal":

@@ -155,6 +155,23 @@ DECOMPOSITION = [
     # ... and a helper that returns a closure after a let, the closure calling the copy
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let mk = λm. let s = sin(m) in λt. h (t × s) in "
     "mk 1 x) (λz. λw. w) 0.3 1",
+    # ... and to map's partial application applied to a list built by cons, whose cells
+    # pass the folding closure on to their tails, down to nil
+    "Ω(λx. let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in let map = λg. "
+    "λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. sin(e × x) in map h (cons x "
+    "(cons 2 nil)) (λa. λb. a + b) 0) (λz. λw. w) 0.3 1",
+    # ... and with the list library bound outside the map (the cells then closures whose
+    # tails are lets of the series, one named l as map's binder is)
+    "let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in let sum = λl. l "
+    "(λx. λacc. x + acc) 0 in let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in "
+    "Ω(λx. let g = λe. sin(e × x) in sum (map g (cons 1 (cons 2 (cons 3 nil))))) "
+    "(λz. λw. w) 0.3 1",
+    # ... and to a list a Church numeral builds (a call of known code on known arguments,
+    # its value applied), through an alias of a helper of two conses
+    "Ω(λx. let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in let map = λg. "
+    "λl. λf. λd. l (λx. λacc. f (g x) acc) d in let g = λe. sin(e × x) in map g (let two = "
+    "λl. cons (x × x) (cons (x × x) l) in (λf. λa. f (f a)) two nil) (λa. λb. a + b) 0) "
+    "(λz. λw. w) 0.3 1",
     # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
     "(λz. λw. w) 0.3 1",

@@ -519,14 +519,14 @@ def used_by_calls(let_) -> bool:
 
 
 def _only_called(x: str, t: Term, helpers: dict) -> bool:
-    helpers = dict(helpers)  # name -> (abstraction, how many of its binders applied)
+    helpers = dict(helpers)  # name -> (abstraction, its arguments' helpers, its scope)
     while is_let(t):
         E, r = t.arg, t.fun.pat
         if _free_count(x, E):
             if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name in helpers
                     and isinstance(E.arg, Var) and E.arg.name == x
                     and not _free_count(x, helpers[E.fun.name][0])
-                    and _only_calls_param(*helpers[E.fun.name], helpers)):
+                    and _only_calls_param(helpers[E.fun.name], 0)):
                 pass
             elif isinstance(E, Var):
                 if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers)):
@@ -541,64 +541,80 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                 return False
         if x in pattern_vars(t.fun.pat):
             return True
-        for n in pattern_vars(r):
-            helpers.pop(n, None)
-        if isinstance(r, Var) and isinstance(E, Lam):
-            helpers[r.name] = (E, 0)
-        elif isinstance(r, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
-                and E.fun.name in helpers:
-            f, k = helpers[E.fun.name]
-            helpers[r.name] = (f, k + 1)
+        helpers = _remember(r, E, helpers)
         t = t.fun.body
     return not _free_count(x, t)
 
 
+def _remember(r, E, helpers: dict) -> dict:
+    """The helpers after a let: r bound to an abstraction, (E, (), scope), or to a
+    helper applied to one more argument, whose helper (if it is one) joins the
+    arguments; the scope is the helpers where the abstraction was bound."""
+    out = {k: v for k, v in helpers.items() if k not in pattern_vars(r)}
+    if isinstance(r, Var) and isinstance(E, Lam):
+        out[r.name] = (E, (), helpers)
+    elif isinstance(r, Var) and isinstance(E, Var) and E.name in helpers:
+        out[r.name] = helpers[E.name]
+    elif isinstance(r, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
+            and E.fun.name in helpers:
+        f, args, scope = helpers[E.fun.name]
+        a = E.arg
+        arg = (a, (), helpers) if isinstance(a, Lam) else \
+            helpers.get(a.name) if isinstance(a, Var) else None
+        out[r.name] = (f, args + (arg,), scope)
+    return out
+
+
 def _first_binder_bound(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
-    """helpers, with lam's first binder taken for the helper r's one call in t
-    passes (``let s = r a``, a a helper bound before it), if r has exactly that
-    one use."""
-    out = dict(helpers)
+    """helpers, with lam's first binder taken for the helper that r's one use in t,
+    a call ``let s = r a``, passes (a a helper bound before the call)."""
     if not isinstance(lam.pat, Var):
-        return out
-    ahead = dict(helpers)
+        return helpers
+    ahead = helpers
     while is_let(t):
         E, q = t.arg, t.fun.pat
         if _free_count(r, E):
             if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
                     and isinstance(E.arg, Var) and E.arg.name in ahead
                     and not _free_count(r, t.fun.body) and not _free_count(r, E.arg)):
-                out[lam.pat.name] = ahead[E.arg.name]
-            return out
+                return {**helpers, lam.pat.name: ahead[E.arg.name]}
+            return helpers
         if r in pattern_vars(q):
-            return out
-        for n in pattern_vars(q):
-            ahead.pop(n, None)
-        if isinstance(q, Var) and isinstance(E, Lam):
-            ahead[q.name] = (E, 0)
-        elif isinstance(q, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
-                and E.fun.name in ahead:
-            ahead[q.name] = (ahead[E.fun.name][0], ahead[E.fun.name][1] + 1)
+            return helpers
+        ahead = _remember(q, E, ahead)
         t = t.fun.body
-    return out
+    return helpers
 
 
-def _only_calls_param(f: Term, i: int, helpers=frozenset()) -> bool:
-    """f applies none of its free variables but helpers of the series, and its
-    (i+1)-th curried binder is a variable its body only calls."""
-    if not isinstance(f, Lam) or _applies_free(f, helpers):
+def _only_calls_param(entry, i: int) -> bool:
+    """entry = (f, args, scope): f applies none of its free variables but helpers in
+    its scope, and its curried binder after args and i more is a variable its body
+    only calls -- or passes to a helper in scope, or one that args bind its earlier
+    binders to (a cons cell's tail), which only calls it in turn."""
+    f, args, scope = entry
+    if not isinstance(f, Lam) or _applies_free(f, scope):
         return False
-    for _ in range(i):
+    binders, g = 0, f
+    while isinstance(g, Lam):
+        binders, g = binders + 1, g.body
+    if len(args) >= binders:  # a call of known code on known arguments: its value is applied
+        return all(a is not None for a in args)
+    inner = dict(scope)
+    for j in range(len(args) + i):
+        if isinstance(f.pat, Var):
+            inner.pop(f.pat.name, None)
+            if j < len(args) and args[j] is not None:
+                inner[f.pat.name] = args[j]
         f = f.body
         if not isinstance(f, Lam):
             return False
-    return isinstance(f.pat, Var) and _calls_in_body(f.pat.name, f, {})
+    return isinstance(f.pat, Var) and _calls_in_body(f.pat.name, f, inner)
 
 
 def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
-    def passed(f_k, args) -> bool:
-        f, k = f_k
+    def passed(entry, args) -> bool:
         return all(not _free_count(x, a) or (
-            _only_calls_param(f, k + i, helpers)
+            _only_calls_param(entry, i)
             and (isinstance(a, Var) or _calls_in_body(x, a, helpers))
             if isinstance(a, (Var, Lam)) else go(a)) for i, a in enumerate(args))
 
@@ -610,8 +626,15 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
             return go(u.arg)
         if is_let(u):  # let p = E in B: B is evaluated when the let is
-            if isinstance(u.arg, Lam) and _only_calls_param(u.fun, 0, helpers):
+            if isinstance(u.arg, Lam) and _only_calls_param((u.fun, (), helpers), 0):
                 arg_ok = _calls_in_body(x, u.arg, helpers)
+            elif isinstance(u.arg, Var) and u.arg.name == x and isinstance(u.fun.pat, Var):
+                # an alias of x
+                p = u.fun.pat.name
+                if p == x:  # (let f = f: the body's f is x's alias, used as x is)
+                    return go(u.fun.body, result)
+                return _calls_in_body(p, Lam(Var("_"), u.fun.body), helpers) \
+                    and go(u.fun.body, result)
             else:
                 arg_ok = go(u.arg)
             return arg_ok and (x in pattern_vars(u.fun.pat) or go(u.fun.body, result))
@@ -621,6 +644,8 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 head, args = head.fun, [head.arg] + args
             if isinstance(head, Var) and head.name in helpers:
                 return passed(helpers[head.name], args)
+            if is_let(u.fun):  # (let f = f in λd. B) d: the lets' λ is applied at once
+                return go(u.fun, True) and go(u.arg)
         if isinstance(u, (Var, Lam)):
             return False
         return all(go(c) for c in u.children())

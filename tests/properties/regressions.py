@@ -172,6 +172,9 @@ DECOMPOSITION = [
     "λl. λf. λd. l (λx. λacc. f (g x) acc) d in let g = λe. sin(e × x) in map g (let two = "
     "λl. cons (x × x) (cons (x × x) l) in (λf. λa. f (f a)) two nil) (λa. λb. a + b) 0) "
     "(λz. λw. w) 0.3 1",
+    # ... and inside a direction a pullback is applied to, in another helper's body
+    "Ω(λx. let m = λa. sin(a) × (x + 1) in let h = λa. Ω(λg. g a) (λz. λw. w) (λt. t) "
+    "(λt. m t) in h x) (λz. λw. w) 0.3 1",
     # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
     "(λz. λw. w) 0.3 1",

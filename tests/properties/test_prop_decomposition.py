@@ -644,6 +644,12 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 head, args = head.fun, [head.arg] + args
             if isinstance(head, Var) and head.name in helpers:
                 return passed(helpers[head.name], args)
+            lams = [a for a in args if isinstance(a, Lam) and _free_count(x, a)]
+            if isinstance(head, Pullback) and len(args) <= 2 and lams \
+                    and all(_calls_in_body(x, a, {}) for a in lams):
+                # Ω(S) ω P D: the pullback's rules apply its point and direction
+                return all(go(c) for c in [head.fun, head.form] + args
+                           if all(c is not a for a in lams))
             if is_let(u.fun):  # (let f = f in λd. B) d: the lets' λ is applied at once
                 return go(u.fun, True) and go(u.arg)
         if isinstance(u, (Var, Lam)):

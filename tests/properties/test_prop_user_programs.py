@@ -381,6 +381,9 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
 # against 395, until 8c looked ahead to the list map's partial application is applied to)
 @example(UserProgram(_helpers_program("mapped_list_helpers_program.txt"), 2, (0.3, 0.3),
                      frozenset({"combinator", "grad1-nested", "list-literal"})))
+# (a helper over the input used in a direction a pullback is applied to: 815 against 179)
+@example(UserProgram(_helpers_program("direction_helpers_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"combinator", "tupled", "grad1-nested", "function-input"})))
 # (a helper called by the closure another returns after a let: 3,319 against 776)
 @example(UserProgram(_helpers_program("closure_helpers_outputs_program.txt"), 2, (0.3, 0.3),
                      frozenset({"combinator", "returns-λ", "tupled"})))

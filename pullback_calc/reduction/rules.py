@@ -1140,6 +1140,14 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
+        if isinstance(u, Pullback) and (
+                isinstance(u.fun, Var) and u.fun.name == x
+                or isinstance(u.fun, Lam) and _calls_in(x, u.fun, helpers)):
+            # Ω(x) ω, Ω(λt. … x …) ω: the map's body is the pullback's let series, run
+            # where the pullback is applied at a point (grad1 = λf. λz. Ω(f) ω z 1)
+            if x in fv(u.form):
+                stack.append(u.form)
+            continue
         if isinstance(u, (Var, Lam)):
             return False  # (reached only where x occurs: a use that is no direct call)
         stack.extend(c for c in subterm_kids(u) if x in fv(c))

@@ -175,6 +175,10 @@ DECOMPOSITION = [
     # ... and inside a direction a pullback is applied to, in another helper's body
     "Ω(λx. let m = λa. sin(a) × (x + 1) in let h = λa. Ω(λg. g a) (λz. λw. w) (λt. t) "
     "(λt. m t) in h x) (λz. λw. w) 0.3 1",
+    # ... and as the map of a pullback (grad1 = λf. λz. Ω(f) ω z 1, applied to a closure
+    # that calls the helper)
+    "Ω(λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in let h = λa. sin(a) × (x + 1) in "
+    "grad1 (λt. h (t × t)) x) (λz. λw. w) 0.3 1",
     # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
     "(λz. λw. w) 0.3 1",

@@ -625,6 +625,9 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
             return x in pattern_vars(u.pat) or go(u.body, True)
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
             return go(u.arg)
+        if isinstance(u, Pullback) and (isinstance(u.fun, Var) and u.fun.name == x or isinstance(
+                u.fun, Lam) and _calls_in_body(x, u.fun, helpers)):
+            return go(u.form)  # (the map's body runs where the pullback is applied)
         if is_let(u):  # let p = E in B: B is evaluated when the let is
             if isinstance(u.arg, Lam) and _only_calls_param((u.fun, (), helpers), 0):
                 arg_ok = _calls_in_body(x, u.arg, helpers)

@@ -1140,13 +1140,14 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
-        if isinstance(u, Pullback) and (
-                isinstance(u.fun, Var) and u.fun.name == x
-                or isinstance(u.fun, Lam) and _calls_in(x, u.fun, helpers)):
+        if isinstance(u, Pullback):
             # Ω(x) ω, Ω(λt. … x …) ω: the map's body is the pullback's let series, run
-            # where the pullback is applied at a point (grad1 = λf. λz. Ω(f) ω z 1)
-            if x in fv(u.form):
-                stack.append(u.form)
+            # where the pullback is applied at a point (grad1 = λf. λz. Ω(f) ω z 1); and
+            # rule pb applies the 1-form ω to the map's value, so a call in it is one too
+            for c in (u.fun, u.form):
+                if x in fv(c) and not (isinstance(c, Var) and c.name == x
+                                       or isinstance(c, Lam) and _calls_in(x, c, helpers)):
+                    stack.append(c)  # (walked on: a λ reached so is no call)
             continue
         if isinstance(u, (Var, Lam)):
             return False  # (reached only where x occurs: a use that is no direct call)

@@ -215,7 +215,7 @@ _ENTRIES = [
          "none of its free variables and q occurs once in L, not as an operand A-name would "
          "bind, or such an abstraction every use of which is a call (of q, of an alias, in "
          "an abstraction L binds, inside a helper of L that only calls the parameter q "
-         "is passed to, or in a pullback's map, point or direction), or V a value that "
+         "is passed to, or in a pullback's map, 1-form, point or direction), or V a value that "
          "only dead lets of L read; L is not just q")],
        "extension",
        "let q = V in L is L[V/q] for a value V (β_v), which copies no work: a constant costs "

@@ -179,6 +179,9 @@ DECOMPOSITION = [
     # that calls the helper)
     "Ω(λx. let grad1 = λf. λz. Ω(f) (λa. λw. w) z 1 in let h = λa. sin(a) × (x + 1) in "
     "grad1 (λt. h (t × t)) x) (λz. λw. w) 0.3 1",
+    # ... and in a pullback's 1-form (which rule pb applies to the map's value)
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λa. Ω(λy. y × y) (λz. λw. h z × w) a 1 "
+    "in k x) (λz. λw. w) 0.3 1",
     # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
     "(λz. λw. w) 0.3 1",

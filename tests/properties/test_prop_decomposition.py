@@ -625,9 +625,10 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
             return x in pattern_vars(u.pat) or go(u.body, True)
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
             return go(u.arg)
-        if isinstance(u, Pullback) and (isinstance(u.fun, Var) and u.fun.name == x or isinstance(
-                u.fun, Lam) and _calls_in_body(x, u.fun, helpers)):
-            return go(u.form)  # (the map's body runs where the pullback is applied)
+        if isinstance(u, Pullback):  # the map runs where it is applied, pb applies the 1-form
+            return all(not _free_count(x, c) or isinstance(c, Var) and c.name == x
+                       or (_calls_in_body(x, c, helpers) if isinstance(c, Lam) else go(c))
+                       for c in (u.fun, u.form))
         if is_let(u):  # let p = E in B: B is evaluated when the let is
             if isinstance(u.arg, Lam) and _only_calls_param((u.fun, (), helpers), 0):
                 arg_ok = _calls_in_body(x, u.arg, helpers)

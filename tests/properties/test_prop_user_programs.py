@@ -109,10 +109,13 @@ def test_grad_vjp_and_jvp_agree(p, direction):
     reduction (jvp) along a direction give the same derivative."""
     note_features(p)
     t, pt = p.term, list(p.point)
-    g = pc.grad(t, pt, max_steps=STEPS, record=False)
-    primal, back = pc.vjp(t, pt, max_steps=STEPS, record=False)
+    # (a budget that grows with the evaluation: the thorough profile drew a program whose
+    # evaluation takes 73,181 steps and its jvp 247,465, 3.4× as many)
+    budget = max(STEPS, 20 * pc.call(t, pt, max_steps=10 * STEPS, record=False).steps)
+    g = pc.grad(t, pt, max_steps=budget, record=False)
+    primal, back = pc.vjp(t, pt, max_steps=budget, record=False)
     assert all(close(a, b) for a, b in zip(back(1.0), g))
-    jv = pc.jvp(t, pt, list(direction), max_steps=STEPS, record=False)
+    jv = pc.jvp(t, pt, list(direction), max_steps=budget, record=False)
     assert close(jv.tangent, sum(a * d for a, d in zip(g, direction)))
     assert close(jv.primal, primal)
 

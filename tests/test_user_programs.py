@@ -11,6 +11,7 @@ import pytest
 
 import pullback_calc as pc
 from pullback_calc.errors import PullbackTypeError
+from pullback_calc.testing.programs import inline_helpers
 
 W = "(λz. λw. w)"
 LIB = ("let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in "
@@ -338,7 +339,6 @@ def test_an_operation_on_constants_is_no_coordinate():
 # it was cut from).  8f floats exp(sin(x2)) out of h; 8c then moves h to its one call.
 def test_a_helper_computing_with_what_it_captures_costs_what_it_inlined_does():
     from pullback_calc.semantics import oracle
-    from pullback_calc.testing.programs import inline_helpers
     src = open_program("captured_helper_program.txt")
     g = pc.grad(src, [1.2, -0.7], max_steps=100_000, record=False)
     assert list(g) == list(oracle.jacobian_by_oracle(pc.parse(src), [1.2, -0.7])[0])
@@ -616,6 +616,16 @@ def test_a_row_of_composed_helpers_costs_what_its_evaluation_does():
     assert not {"19b", "8J", "7J"} & set(r.rule_counts), r.rule_counts
 
 
+def _row_costs_what_it_does_written_in_place(name: str, factor: float, slack: int) -> None:
+    """Row 0 of the program in tests/data/name at (0.3, 0.3), within factor × the steps
+    of the same program with every helper written in place, plus slack; the same row."""
+    text = _data(name)
+    w = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
+    r = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(factor * w.steps) + slack,
+                        record=False)
+    assert list(r.row) == list(w.row)
+
+
 def test_a_helper_inside_a_pullbacks_direction_costs_what_it_does_written_in_place():
     """The thorough profile (2026-11-29, at 010561f), the property of helpers passed to
     combinators: h21 = λa. (λt. 1) (Ω(λy. 1) ω (Ω(λm. m (a + a)) ω' P (λm. mul_118 ⟨1,
@@ -625,11 +635,7 @@ def test_a_helper_inside_a_pullbacks_direction_costs_what_it_does_written_in_pla
     closure over them was differentiated along the input: 815 steps, 179 with every
     helper written in place (the property allows 2.5× + 300 = 747).  A pullback's rules
     apply its point and direction (19a), so 8c now copies a helper called in them: 193."""
-    from pullback_calc.testing.programs import inline_helpers
-    text = _data("direction_helpers_program.txt")
-    w = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
-    r = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(1.25 * w.steps) + 10, record=False)
-    assert list(r.row) == list(w.row)
+    _row_costs_what_it_does_written_in_place("direction_helpers_program.txt", 1.25, 10)
 
 
 def test_a_helper_called_in_a_pullbacks_map_costs_what_it_does_written_in_place():
@@ -640,11 +646,7 @@ def test_a_helper_called_in_a_pullbacks_map_costs_what_it_does_written_in_place(
     coordinates, 117,233 steps for the row against 32,944 with every helper written in
     place (the evaluation 36,589).  A pullback's map runs as its let series where the
     pullback is applied, so 8c now copies a helper called there: 37,235."""
-    from pullback_calc.testing.programs import inline_helpers
-    text = _data("pullback_map_helpers_program.txt")
-    w = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
-    r = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(1.25 * w.steps) + 10, record=False)
-    assert list(r.row) == list(w.row)
+    _row_costs_what_it_does_written_in_place("pullback_map_helpers_program.txt", 1.25, 10)
 
 
 def test_a_helper_called_in_a_pullbacks_one_form_costs_what_it_does_written_in_place():
@@ -655,11 +657,7 @@ def test_a_helper_called_in_a_pullbacks_one_form_costs_what_it_does_written_in_p
     and the closures over it were differentiated along the input, 2,363 steps for the
     row; 797 with every helper written in place (the property allows 2.5× + 300 =
     2,292).  Rule pb applies a 1-form to the map's value, so 8c now counts it: 917."""
-    from pullback_calc.testing.programs import inline_helpers
-    text = _data("one_form_helpers_program.txt")
-    w = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
-    r = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(1.25 * w.steps) + 10, record=False)
-    assert list(r.row) == list(w.row)
+    _row_costs_what_it_does_written_in_place("one_form_helpers_program.txt", 1.25, 10)
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
@@ -673,11 +671,7 @@ def test_a_foldl_in_a_closure_costs_what_it_does_written_in_place():
     application only: the folding function stays a coordinate, 881 steps for the row
     against 224 with the helpers written in place (the property allows 860).  The
     code before this session's 8c work takes the same 881."""
-    from pullback_calc.testing.programs import inline_helpers
-    text = _data("foldl_in_closure_program.txt")
-    w = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
-    r = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(2.5 * w.steps) + 300, record=False)
-    assert list(r.row) == list(w.row)
+    _row_costs_what_it_does_written_in_place("foldl_in_closure_program.txt", 2.5, 300)
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
@@ -690,11 +684,7 @@ def test_a_pullback_along_a_helper_costs_what_it_does_written_in_place():
     lets that apply q: q stays a coordinate, 1,731 steps for the row against 281 with
     the helpers written in place (the property allows 1,002).  The code before this
     session takes the same 1,731."""
-    from pullback_calc.testing.programs import inline_helpers
-    text = _data("pullback_of_helper_program.txt")
-    w = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
-    r = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(2.5 * w.steps) + 300, record=False)
-    assert list(r.row) == list(w.row)
+    _row_costs_what_it_does_written_in_place("pullback_of_helper_program.txt", 2.5, 300)
 
 
 @pytest.mark.parametrize("text", [
@@ -726,7 +716,6 @@ def test_a_helper_passed_to_a_helper_that_calls_it_is_copied_to_the_calls(text):
     calls it (twice h, comp h h, or inside an abstraction passed so): its calls become
     stages of the series, as if written in place.  A coordinate, each call was a D-eval
     premise (19b) evaluating its body again, forwards (8J), for the tangent."""
-    from pullback_calc.testing.programs import inline_helpers
     g = pc.grad(text, [0.3], record=False)
     w = pc.grad(inline_helpers(pc.parse(text)), [0.3], record=False)
     assert close(g[0], w[0])

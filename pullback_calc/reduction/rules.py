@@ -1136,7 +1136,7 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 continue
             if helpers and _passes_to_helper(x, u, helpers, stack):
                 continue
-            if _passes_to_pullback(x, u, stack):
+            if _passes_to_pullback(x, u, helpers, stack):
                 continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
@@ -1155,7 +1155,8 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
     return True
 
 
-def _passes_to_pullback(x: str, u: App, stack: list) -> bool:
+def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],
+                        stack: list) -> bool:
     """u a pullback applied to its point and direction, Ω(S) ω P D, an abstraction
     among P and D whose body only calls x (``_calls_in``): the pullback's rules
     apply the direction (19a: J(λg. g a)·dg is dg a) and the point, so x is called
@@ -1170,7 +1171,7 @@ def _passes_to_pullback(x: str, u: App, stack: list) -> bool:
     if not isinstance(head, Pullback) or len(args) > 2:
         return False
     lams = [a for a in args if isinstance(a, Lam) and x in fv(a)]
-    if not lams or not all(_calls_in(x, a, None) for a in lams):
+    if not lams or not all(_calls_in(x, a, helpers) for a in lams):
         return False
     rest = [a for a in args if all(a is not b for b in lams)]
     stack.extend(c for c in [head.fun, head.form] + rest if x in fv(c))

@@ -650,7 +650,7 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 return passed(helpers[head.name], args)
             lams = [a for a in args if isinstance(a, Lam) and _free_count(x, a)]
             if isinstance(head, Pullback) and len(args) <= 2 and lams \
-                    and all(_calls_in_body(x, a, {}) for a in lams):
+                    and all(_calls_in_body(x, a, helpers) for a in lams):
                 # Ω(S) ω P D: the pullback's rules apply its point and direction
                 return all(go(c) for c in [head.fun, head.form] + args
                            if all(c is not a for a in lams))

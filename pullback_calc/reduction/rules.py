@@ -918,7 +918,9 @@ def inlined_at_calls(let_: App) -> bool:
     bound by a let of the series that is so used in turn (``λa. q (q a)``, a
     Church numeral applied to q), not under a further λ, or an argument where
     another helper only calls it (``twice q a``; ``_passed_to_caller``,
-    ``_passes_to_helper``)?  β_v at each call
+    ``_passes_to_helper``), or the map of a pullback ``let b = Ω(q) ω`` whose b
+    is applied at a point and a direction (rule pb runs q's body there)?  β_v at
+    each call
     copies the abstraction, not work: each call is evaluated once, in the
     series, as the program evaluates it.  The calls become stages of the
     series, where a coordinate q made each one a D-eval premise that reads
@@ -963,6 +965,11 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
                         _direct_calls(x, E, helpers)
                         or _direct_calls(x, E, _bound_by_call(E, r.name, t.fun.body, helpers))) \
                         or not _calls_only(r.name, t.fun.body, helpers):
+                    return False
+            elif isinstance(E, Pullback) and isinstance(E.fun, Var) and E.fun.name == x:
+                # Ω(x) ω applied at a point and a direction: rule pb runs x's body as
+                # the pullback's let series, x called at the point
+                if x in fv(E.form) or not _applied_fully(r, 2, t.fun.body):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and x not in fv(E.arg)):

@@ -465,7 +465,14 @@ class _Builder:
         y, z, w, u, p = (self.fresh(s) for s in ("y", "z", "w", "u", "p"))
         # (p's body is a leaf: the tangent of a costly constant function, J(λy. dp y)·dy
         # with dp constant too, is another zero factor, papers/calculus.md §9)
-        self.lets.append(f"let {p} = λ{y}. {self.leaf(scope)} in")
+        f_p = f"λ{y}. {self.leaf(scope)}"
+        if self.chance(2):
+            # stored in a pair, p stays a coordinate of the series; let-bound alone, 8c
+            # copies it to the pullback (a call), which is then along a constant λ (pbc)
+            self.lets.append(f"let {p} = ⟨{f_p}, 1⟩ in")
+            p = f"(π1 {p})"
+        else:
+            self.lets.append(f"let {p} = {f_p} in")
         # a second derivative of a chain over z: its tangent, one order more, is the
         # work a zero atom makes needless
         # (written over a placeholder for z's name: a helper binds it as its parameter)

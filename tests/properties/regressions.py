@@ -185,6 +185,21 @@ DECOMPOSITION = [
     # ... but not where the helper passes its parameter on (k, a list's fold) or stores it
     "Ω(λx. let h = λa. sin(a) × (x + 1) in let k = λg. λm. ⟨g, m⟩ in π1 (k h x) x) "
     "(λz. λw. w) 0.3 1",
+    # ... and pulled back along at the top of the series (Ω(q) ω P D: rule pb runs q's
+    # body there; the thorough profile, 2026-11-29, at 3133648)
+    "Ω(λx. let q = λy. sin(y) × x in Ω(q) (λm. λw. x × w) 1 1) (λz. λw. w) 0.3 1",
+    # ... but not when the pullback, the call of twice, or map's partial application on a
+    # list is stored, not applied to the end: what it would run never runs in the series
+    # (the naive decomposer lacked these guards until 2026-11-29; the engine had them)
+    "Ω(λx. let q = λy. sin(y) × x in let p = ⟨Ω(q) (λm. λw. x × w), 1⟩ in π1 p 1 1) "
+    "(λz. λw. w) 0.3 1",
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let tw = λg. λm. g (g m) in let r = tw h in "
+    "let p = ⟨r, 1⟩ in (π1 p) x) (λz. λw. w) 0.3 1",
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let tw = λg. λm. g (g m) in let k = λa. "
+    "⟨tw h, a⟩ in (π1 (k 1)) x) (λz. λw. w) 0.3 1",
+    "Ω(λx. let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. "
+    "sin(e × x) in let m = map h in let l = λf. λd. f x (f 2 d) in let r = m l in let p = "
+    "⟨r, 1⟩ in (π1 p) (λa. λb. a + b) 0) (λz. λw. w) 0.3 1",
 ]
 
 #: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer

@@ -526,8 +526,9 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
             if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name in helpers
                     and isinstance(E.arg, Var) and E.arg.name == x
                     and not _free_count(x, helpers[E.fun.name][0])
-                    and _only_calls_param(helpers[E.fun.name], 0)):
-                pass
+                    and _only_calls_param(helpers[E.fun.name], 0)
+                    and _applied(r, _binders_left(helpers[E.fun.name], 1), t.fun.body)):
+                pass  # (and the call runs: a partial application the output runs nothing)
             elif isinstance(E, Var):
                 if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers)):
                     return False
@@ -535,6 +536,10 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                 if not (isinstance(r, Var) and (_calls_in_body(x, E, helpers) or _calls_in_body(
                         x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
                         and _only_called(r.name, t.fun.body, helpers)):
+                    return False
+            elif isinstance(E, Pullback) and E.fun == Var(x):
+                # Ω(q) ω: rule pb runs q's body where the pullback is applied, twice
+                if _free_count(x, E.form) or not _applied(r, 2, t.fun.body):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and not _free_count(x, E.arg)):
@@ -544,6 +549,39 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
         helpers = _remember(r, E, helpers)
         t = t.fun.body
     return not _free_count(x, t)
+
+
+def _binders_left(entry, k: int) -> int:
+    """How many curried binders a helper (f, args, scope) has after args and k more."""
+    f, args, _ = entry
+    n = 0
+    while isinstance(f, Lam):
+        n, f = n + 1, f.body
+    return max(0, n - len(args) - k)
+
+
+def _applied(r, k: int, t: Term) -> bool:
+    """Is the function r names applied k more times at each of its uses in the series
+    t (through aliases), so that what it computes runs in the series?"""
+    if k == 0:
+        return True
+    if not isinstance(r, Var):
+        return False
+    while is_let(t):
+        E, q = t.arg, t.fun.pat
+        if _free_count(r.name, E):
+            if E == r:
+                if not _applied(q, k, t.fun.body):
+                    return False
+            elif isinstance(E, App) and E.fun == r and not _free_count(r.name, E.arg):
+                if not _applied(q, k - 1, t.fun.body):
+                    return False
+            else:
+                return False
+        if r.name in pattern_vars(q):
+            return True
+        t = t.fun.body
+    return not _free_count(r.name, t)
 
 
 def _remember(r, E, helpers: dict) -> dict:
@@ -576,7 +614,8 @@ def _first_binder_bound(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
         if _free_count(r, E):
             if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
                     and isinstance(E.arg, Var) and E.arg.name in ahead
-                    and not _free_count(r, t.fun.body) and not _free_count(r, E.arg)):
+                    and not _free_count(r, t.fun.body) and not _free_count(r, E.arg)
+                    and _applied(q, _binders_left((lam, (), helpers), 1), t.fun.body)):
                 return {**helpers, lam.pat.name: ahead[E.arg.name]}
             return helpers
         if r in pattern_vars(q):
@@ -613,6 +652,8 @@ def _only_calls_param(entry, i: int) -> bool:
 
 def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
     def passed(entry, args) -> bool:
+        if _binders_left(entry, len(args)):
+            return False  # a partial application: what is passed may never run
         return all(not _free_count(x, a) or (
             _only_calls_param(entry, i)
             and (isinstance(a, Var) or _calls_in_body(x, a, helpers))

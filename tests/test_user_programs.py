@@ -668,9 +668,6 @@ def test_a_helper_called_in_a_pullbacks_one_form_costs_what_it_does_written_in_p
     _row_costs_what_it_does_written_in_place("one_form_helpers_program.txt", 1.25, 10)
 
 
-@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
-                   reason="known limitation (papers/calculus.md §9): foldl's folding function "
-                          "over the input stays a coordinate when the list comes second")
 def test_a_foldl_in_a_closure_costs_what_it_does_written_in_place():
     """The thorough profile (2026-11-29, at 3d1d8b6), the property of helpers passed to
     combinators: twice (λt. sin(foldl (λacc. λel. acc × t + el) t [1, t])) x1.  foldl
@@ -678,8 +675,9 @@ def test_a_foldl_in_a_closure_costs_what_it_does_written_in_place():
     foldl's *second* argument (z comes first), and 8c's look-ahead follows one partial
     application only: the folding function stays a coordinate, 881 steps for the row
     against 224 with the helpers written in place (the property allows 860).  The
-    code before this session's 8c work takes the same 881."""
-    _row_costs_what_it_does_written_in_place("foldl_in_closure_program.txt", 2.5, 300)
+    look-ahead follows the chain of partial applications now (foldl f z, then the
+    list): 243."""
+    _row_costs_what_it_does_written_in_place("foldl_in_closure_program.txt", 1.25, 10)
 
 
 def test_a_pullback_along_a_helper_costs_what_it_does_written_in_place():

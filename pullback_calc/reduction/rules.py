@@ -982,30 +982,48 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
 
 
 def _bound_by_call(lam: Lam, r: str, t: Term, helpers: immutables.Map) -> immutables.Map:
-    """helpers, and lam's first binder as the helper it is bound to when r, the
-    variable a let binds lam to, is used in the series t once, by a call
-    ``let s = r a`` with a a helper of the series: map's partial application
-    ``λl. λf. λd. l (λx. λacc. f (g x) acc) d`` applied to a list (its cells
-    helpers too) calls its folding closure where the list calls f.  (Otherwise
-    helpers unchanged.)"""
-    if not isinstance(lam.pat, Var):
-        return helpers
-    ahead = helpers
+    """helpers, and lam's first binders as the helpers they are bound to when r, the
+    variable a let binds lam to, is used in the series t once, by a call ``let s =
+    r a``, whose s is so used in turn, and so on (a chain of partial applications,
+    each binder bound to a helper of the series or shadowing one), the last result
+    applied to the end: map's partial application ``λl. λf. λd. l (λx. λacc. f (g x)
+    acc) d`` applied to a list (its cells helpers too) calls its folding closure
+    where the list calls f; so does foldl's ``λz. λl. l (…) (λacc. acc) z`` at its
+    second binder.  (Otherwise helpers unchanged.)"""
+    bound, f, found, ahead = helpers, lam, False, helpers
+    k = _binders_after(Helper(lam, (), helpers), 0)
+    while isinstance(f, Lam) and isinstance(f.pat, Var):
+        call = _the_call(r, t, ahead)
+        if call is None:
+            break
+        a, s, t, ahead = call
+        h = ahead.get(a.name) if isinstance(a, Var) else None
+        if h is not None:
+            bound, found = bound.set(f.pat.name, h), True
+        elif f.pat.name in bound:
+            bound = bound.delete(f.pat.name)
+        r, f, k = s, f.body, k - 1
+    if found and _applied_fully(Var(r), k, t):
+        return bound
+    return helpers
+
+
+def _the_call(r: str, t: Term, ahead: immutables.Map):
+    """r's one use in the series t, a call ``let s = r a`` (r not in a): (a, s, the
+    series after it, the helpers bound before it), or None."""
     while is_let(t) and r in fv(t):
         E = t.arg
         if r in fv(E):
             if isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r \
-                    and isinstance(E.arg, Var) and E.arg.name in ahead \
-                    and r not in fv(t.fun.body) \
-                    and _applied_fully(t.fun.pat, _binders_after(Helper(lam, (), helpers), 1),
-                                       t.fun.body):
-                return helpers.set(lam.pat.name, ahead[E.arg.name])
-            return helpers
+                    and r not in fv(E.arg) and isinstance(t.fun.pat, Var) \
+                    and r not in fv(t.fun.body):
+                return E.arg, t.fun.pat.name, t.fun.body, ahead
+            return None
         if r in pattern_vars(t.fun.pat):
-            return helpers
+            return None
         ahead = _note_helper(t, ahead)
         t = t.fun.body
-    return helpers
+    return None
 
 
 def _binders_after(h: Helper, k: int) -> int:

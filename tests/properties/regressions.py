@@ -200,6 +200,18 @@ DECOMPOSITION = [
     "Ω(λx. let map = λg. λl. λf. λd. l (λx. λacc. f (g x) acc) d in let h = λe. "
     "sin(e × x) in let m = map h in let l = λf. λd. f x (f 2 d) in let r = m l in let p = "
     "⟨r, 1⟩ in (π1 p) (λa. λb. a + b) 0) (λz. λw. w) 0.3 1",
+    # ... and foldl's folding function, the list foldl's second argument: the look-ahead
+    # follows the chain of partial applications (foldl g x, then the list; the thorough
+    # profile, 2026-11-29, at 3d1d8b6), also in a closure passed to twice
+    "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let g = "
+    "λacc. λel. acc × x + el in foldl g x (λf. λd. f 1 (f x d))) (λz. λw. w) 0.3 1",
+    "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let tw = "
+    "λg. λm. g (g m) in tw (λt. sin(foldl (λacc. λel. acc × t + el) t (λf. λd. f 1 (f t "
+    "d)))) x) (λz. λw. w) 0.3 1",
+    # ... but not when the chain's result is stored (foldl g x in a pair)
+    "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let g = "
+    "λacc. λel. acc × x + el in let p = ⟨foldl g x, 1⟩ in (π1 p) (λf. λd. f 1 (f x d))) "
+    "(λz. λw. w) 0.3 1",
 ]
 
 #: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer

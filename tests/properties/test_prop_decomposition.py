@@ -604,24 +604,38 @@ def _remember(r, E, helpers: dict) -> dict:
 
 
 def _first_binder_bound(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
-    """helpers, with lam's first binder taken for the helper that r's one use in t,
-    a call ``let s = r a``, passes (a a helper bound before the call)."""
-    if not isinstance(lam.pat, Var):
-        return helpers
-    ahead = helpers
-    while is_let(t):
-        E, q = t.arg, t.fun.pat
-        if _free_count(r, E):
-            if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
-                    and isinstance(E.arg, Var) and E.arg.name in ahead
-                    and not _free_count(r, t.fun.body) and not _free_count(r, E.arg)
-                    and _applied(q, _binders_left((lam, (), helpers), 1), t.fun.body)):
-                return {**helpers, lam.pat.name: ahead[E.arg.name]}
-            return helpers
-        if r in pattern_vars(q):
-            return helpers
-        ahead = _remember(q, E, ahead)
-        t = t.fun.body
+    """helpers, with lam's first binders taken for what r's one use in t, a call
+    ``let s = r a``, passes, then s's one use the next, and so on: a helper bound
+    before the call, or a value that hides one of the binder's name; at least one a
+    helper, and the last result applied until lam's binders are used up."""
+    out, found, ahead, f = dict(helpers), False, helpers, lam
+    binders = 0
+    while isinstance(f, Lam):
+        binders, f = binders + 1, f.body
+    f, used = lam, 0
+    while isinstance(f, Lam) and isinstance(f.pat, Var):
+        step = None
+        while is_let(t):
+            E, q = t.arg, t.fun.pat
+            if _free_count(r, E):
+                if (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == r
+                        and isinstance(q, Var) and not _free_count(r, t.fun.body)
+                        and not _free_count(r, E.arg)):
+                    step = (E.arg, q.name, t.fun.body)
+                break
+            if r in pattern_vars(q):
+                break
+            ahead = _remember(q, E, ahead)
+            t = t.fun.body
+        if step is None:
+            break
+        a, r, t = step
+        out.pop(f.pat.name, None)
+        if isinstance(a, Var) and a.name in ahead:
+            out[f.pat.name], found = ahead[a.name], True
+        f, used = f.body, used + 1
+    if found and _applied(Var(r), binders - used, t):
+        return out
     return helpers
 
 

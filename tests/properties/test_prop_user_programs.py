@@ -440,7 +440,8 @@ def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
 @example(UserProgram(_helpers_program("closed_builder_program.txt"), 1, (-1.1,),
                      frozenset({"capture", "curried", "g-of-chain", "pair-fold"})))
 @settings(max_examples=HALF)
-@given(programs(1, depth=2))
+@given(st.sampled_from(((), ("combinator",), ("map-helper",), ("Ω-constant",))).flatmap(
+    lambda want: programs(1, depth=2, want=want)))
 def test_every_step_of_a_user_gradient_decomposes_uniquely(p):
     """Unique decomposition (Lemma 3.6) on the gradient's reduction, premises included."""
     note_features(p)

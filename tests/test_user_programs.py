@@ -574,6 +574,24 @@ def test_a_direction_whose_derivative_is_multiplied_by_zero_costs_what_its_evalu
     assert list(g) == [0.0, 0.0]
 
 
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9, 'A tangent multiplied by "
+                          "zero'): forward mode computes a tangent before its coefficient")
+def test_forward_mode_through_a_derivative_multiplied_by_zero_costs_what_reverse_mode_does():
+    """The thorough profile (2026-11-29, at 80c674d): c + grad1 (grad1 (λm. 1 + m)) (q ⟨x,
+    x⟩), q a helper holding nested pullbacks along function directions.  The second
+    derivative of λm. 1 + m is 0 everywhere, so the gradient never needs q's tangent:
+    372 steps (the evaluation 258).  jvp takes q ⟨x, x⟩'s tangent first (2,922 steps
+    alone, against 1,817 for its gradient: forward mode there is 1.6× reverse mode) and
+    learns only after it that the coefficient is 0: 3,294 steps, over the property's
+    5 × (372 + 258) = 3,150.  The code before this session takes the same 3,294."""
+    text = _data("zero_multiplied_jvp_program.txt")
+    g = pc.grad(text, [0.3], record=False)
+    v = pc.call(text, [0.3], record=False)
+    jv = pc.jvp(text, [0.3], [1.0], max_steps=5 * (g.steps + v.steps), record=False)
+    assert jv.tangent == 0.0 and list(g) == [0.0]
+
+
 @pytest.mark.parametrize("name, row", [("function_direction_outputs_program.txt", 1)])
 def test_a_closure_over_a_derivative_along_a_function_costs_what_its_evaluation_does(name, row):
     """The thorough profile (2026-11-29, at c635c0d): the second output (mk x1)(1), mk

@@ -394,6 +394,11 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
 # (a helper called by the closure another returns after a let: 3,319 against 776)
 @example(UserProgram(_helpers_program("closure_helpers_outputs_program.txt"), 2, (0.3, 0.3),
                      frozenset({"combinator", "returns-λ", "tupled"})))
+# (the thorough profile at 80c674d: helpers holding grad1 (grad1 …) composed and pulled
+# back along, three outputs: 93,209 steps against 26,606 written in place; 26,667 since
+# 8c counts a pullback along a helper, and follows chains of partial applications)
+@example(UserProgram(_helpers_program("pulled_back_helpers_outputs_program.txt"), 2,
+                     (0.5, -0.7), frozenset({"combinator", "grad1-nested", "returns-λ"}), m=3))
 @given(st.tuples(st.integers(2, 3), st.sampled_from(("combinator", "map-helper"))).flatmap(
     lambda mw: programs(2, depth=2, m=mw[0], want=(mw[1],))))
 def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):

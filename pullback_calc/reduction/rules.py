@@ -157,15 +157,28 @@ def keeps_let(t: App) -> bool:
 
 
 def _inert_chain(x: str, body: Term) -> bool:
-    """Is body let r = I' in W' with I' inert and mentioning x: the next link of a
-    chain of inert lets (the coefficients rule 5 names at an open point, c₂ = c₁ × a,
-    c₃ = c₂ × b, …: reverse mode's adjoint program)?  The chain is kept: substituting
+    """Is body let r = I' in W' with I' inert and mentioning x -- or is such a let
+    among the next ``CHAIN_REACH`` inert lets of body: the next link of a chain of
+    inert lets (the coefficients rule 5 names at an open point, c₂ = c₁ × a, c₃ = c₂ ×
+    b, …: reverse mode's adjoint program, whose links interleave: c₂₄ = c₂₃ × (-1) is
+    read by c₂₈, three lets on)?  The chain is kept: substituting
     c₁ builds the compound c₁ × a × b … that A-reduction splits into the same lets
     again when the result is differentiated (rule 18, 8J), and rule 1 takes a chain
     from its innermost let outwards, each substitution deeper in a growing term than
     the one before: quadratic work in the chain's length (papers/calculus.md §5.1)."""
-    return type(body) is App and type(body.fun) is Lam and is_inert(body.arg) \
-        and x in fv(body.arg)
+    for _ in range(CHAIN_REACH):
+        if not (type(body) is App and type(body.fun) is Lam and is_inert(body.arg)):
+            return False
+        if x in fv(body.arg):
+            return True
+        if x in pattern_vars(body.fun.pat):
+            return False
+        body = body.fun.body
+    return False
+
+
+#: how many inert lets on ``_inert_chain`` looks for the next link (O(1) per step)
+CHAIN_REACH = 8
 
 
 def _used_at_most_once(x: str, body: Term) -> bool:

@@ -146,8 +146,15 @@ def kept_let(t: Term) -> bool:
         return False
     pat, body = t.fun.pat, t.fun.body
     if isinstance(pat, Var):
-        if is_let(body) and inert(body.arg) and pat.name in fv(body.arg):
-            return True  # §5.1: a chain of inert lets stays one
+        link = body
+        for _ in range(8):  # §5.1: a chain of inert lets stays one -- a link among the
+            if not (is_let(link) and inert(link.arg)):  # next eight inert lets reads q
+                break
+            if pat.name in fv(link.arg):
+                return True
+            if pat.name in pattern_vars(link.fun.pat):
+                break
+            link = link.fun.body
         n, under = occurrences(pat.name, body)
         return n > 1 or under
     return bool(fv(body) & frozenset(pattern_vars(pat)))

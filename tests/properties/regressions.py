@@ -208,6 +208,9 @@ DECOMPOSITION = [
     "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let tw = "
     "λg. λm. g (g m) in tw (λt. sin(foldl (λacc. λel. acc × t + el) t (λf. λd. f 1 (f t "
     "d)))) x) (λz. λw. w) 0.3 1",
+    # rule 1 keeps an inert let read a few lets on (2026-11-29): the adjoints of tanh
+    # written with exp interleave (c₂₄ = c₂₃ × (-1), read by c₂₈), at its second derivative
+    "Ω(λx. Ω(λx. (exp(x) − exp(−x)) / (exp(x) + exp(−x))) (λz. λw. w) x 1) (λz. λw. w) 0.5 1",
     # ... but not when the chain's result is stored (foldl g x in a pair)
     "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let g = "
     "λacc. λel. acc × x + el in let p = ⟨foldl g x, 1⟩ in (π1 p) (λf. λd. f 1 (f x d))) "

@@ -450,6 +450,27 @@ def test_rule_1_keeps_a_chain_of_inert_lets():
     assert alpha_eq(r.value, pc.parse("⟨sin(u) × 2, 1⟩")), pc.pretty(r.value)
 
 
+def test_rule_1_keeps_a_link_read_a_few_lets_on():
+    """A chain's next link may be some inert lets on (the adjoints of a function
+    with several paths interleave, papers/calculus.md §5.1): a reader among the next
+    eight inert lets keeps the let; one further on, or a let between that is no inert
+    one, does not."""
+    from pullback_calc.reduction.rules import CHAIN_REACH
+    from pullback_calc.syntax.subst import alpha_eq
+
+    def series(between: int, last: str = "λd. c × d") -> str:
+        lets = "".join(f"let m{i} = cos(u) × {i + 2} in " for i in range(between))
+        ms = " + ".join(f"m{i}" for i in range(between))
+        return f"let a = sin(u) in {lets}let c = a × ({ms}) in {last}"
+    for k in (1, 3, CHAIN_REACH - 1):
+        text = series(k)
+        r = pc.reduce(text, check=False)
+        assert alpha_eq(r.value, pc.parse(text)), (k, pc.pretty(r.value))
+    # a reader CHAIN_REACH lets on: a is substituted, as any inert value used once
+    r = pc.reduce(series(CHAIN_REACH), check=False)
+    assert "let a =" not in pc.pretty(r.value), pc.pretty(r.value)
+
+
 def _sin_chain_premise(n: int):
     body = "y"
     for _ in range(n):

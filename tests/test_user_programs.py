@@ -709,6 +709,17 @@ def test_a_pullback_along_a_helper_costs_what_it_does_written_in_place():
     _row_costs_what_it_does_written_in_place("pullback_of_helper_program.txt", 2, 300)
 
 
+def test_a_combinator_taken_out_of_a_pair_costs_what_it_does_written_in_place():
+    """The thorough profile (2026-11-29, at 625bea0), the generator's stored calls: a
+    helper over the input passed to comp inside (π1 ⟨comp f g, 0⟩) (1), in a direction
+    of a pullback in the body of foldl's list.  8c's walk saw comp f g, a partial
+    application, and stopped: the helper stayed a coordinate, so comp, the list and
+    foldl's folding function did too, 5,868 steps for the row against 1,557 with the
+    helpers written in place.  The walk looks through a projection of a tuple written
+    in place (rule 2 makes it comp f g (1)): 1,565."""
+    _row_costs_what_it_does_written_in_place("stored_combinator_program.txt", 1.25, 10)
+
+
 @pytest.mark.parametrize("text", [
     # a helper over the input passed to twice
     "λx. let h = λa. sin(a) × (x + 1) in let tw = λg. λm. g (g m) in tw h x",

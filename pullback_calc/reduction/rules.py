@@ -1201,19 +1201,37 @@ def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],
     where it is -- a helper over the input used in a function direction.  The
     other arguments and S, ω are walked on (pushed on stack); False, and nothing
     pushed, if u is no such application or an abstraction calls x otherwise."""
-    args: list = []
-    head: Term = u
-    while isinstance(head, App) and not is_let(head):
-        args.append(head.arg)
-        head = head.fun
+    head, args, others = _applied_head(u)
     if not isinstance(head, Pullback) or len(args) > 2:
         return False
     lams = [a for a in args if isinstance(a, Lam) and x in fv(a)]
     if not lams or not all(_calls_in(x, a, helpers) for a in lams):
         return False
     rest = [a for a in args if all(a is not b for b in lams)]
-    stack.extend(c for c in [head.fun, head.form] + rest if x in fv(c))
+    stack.extend(c for c in [head.fun, head.form] + rest + others if x in fv(c))
     return True
+
+
+def _applied_head(u: Term) -> tuple[Term, list, list]:
+    """u = h a₁ … aₖ: (h, [a₁, …, aₖ], []) -- looking through a projection of a
+    tuple written in place, (πᵢ ⟨…, h, …⟩) a₁ … aₖ, which rule 2 makes h a₁ … aₖ:
+    then the tuple's other items are the third part (evaluated, not applied)."""
+    args: list = []
+    others: list = []
+    head: Term = u
+    while True:
+        if isinstance(head, App) and not is_let(head):
+            args.append(head.arg)
+            head = head.fun
+        elif args and isinstance(head, Proj) and isinstance(head.arg, Tuple) \
+                and 1 <= head.index <= len(head.arg.items):
+            items = head.arg.items
+            others.extend(c for j, c in enumerate(items) if j != head.index - 1)
+            head = items[head.index - 1]
+        else:
+            break
+    args.reverse()
+    return head, args, others
 
 
 def _passes_to_helper(x: str, u: App, helpers: immutables.Map, stack: list) -> bool:
@@ -1222,15 +1240,10 @@ def _passes_to_helper(x: str, u: App, helpers: immutables.Map, stack: list) -> b
     abstraction's body is asked, ``_calls_in``), or no value, walked on (pushed
     on stack); a use that is no call pushes x alone, which the walk refuses.
     False, and nothing pushed, if f is no such helper or x is passed elsewhere."""
-    args: list = []
-    head: Term = u
-    while isinstance(head, App) and not is_let(head):
-        args.append(head.arg)
-        head = head.fun
+    head, args, others = _applied_head(u)
     if not (isinstance(head, Var) and head.name in helpers):
         return False
     h = helpers[head.name]
-    args.reverse()
     if _binders_after(h, len(args)) > 0:
         return False  # (a partial application: the closures passed may never run here)
     called, walked = [], []
@@ -1248,6 +1261,7 @@ def _passes_to_helper(x: str, u: App, helpers: immutables.Map, stack: list) -> b
     if not all(isinstance(a, Var) or _calls_in(x, a, helpers) for a in called):
         stack.append(Var(x))  # (a use that is no call: the walk answers False)
     stack.extend(walked)
+    stack.extend(c for c in others if x in fv(c))
     return True
 
 

@@ -208,6 +208,16 @@ DECOMPOSITION = [
     "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let tw = "
     "λg. λm. g (g m) in tw (λt. sin(foldl (λacc. λel. acc × t + el) t (λf. λd. f 1 (f t "
     "d)))) x) (λz. λw. w) 0.3 1",
+    # ... and through a call of comp taken out of a pair and applied, (π1 ⟨comp h h, 0⟩) b
+    # (rule 2 makes it comp h h b; the thorough profile, 2026-11-29, at 625bea0), with
+    # the last argument after the projection too -- but not when the pair's other item
+    # is taken (π2 ⟨comp h h, b⟩: the call never runs)
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let comp = λf. λg. λz. f (g z) in let k = λb. "
+    "(π1 ⟨comp h h, 0⟩) b in k x) (λz. λw. w) 0.3 1",
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let comp = λf. λg. λz. f (g z) in let k = λb. "
+    "(π1 ⟨comp h, 0⟩) h b in k x) (λz. λw. w) 0.3 1",
+    "Ω(λx. let h = λa. sin(a) × (x + 1) in let comp = λf. λg. λz. f (g z) in let k = λb. "
+    "π2 ⟨comp h h, b⟩ in k x) (λz. λw. w) 0.3 1",
     # rule 1 keeps an inert let read a few lets on (2026-11-29): the adjoints of tanh
     # written with exp interleave (c₂₄ = c₂₃ × (-1), read by c₂₈), at its second derivative
     "Ω(λx. Ω(λx. (exp(x) − exp(−x)) / (exp(x) + exp(−x))) (λz. λw. w) x 1) (λz. λw. w) 0.5 1",

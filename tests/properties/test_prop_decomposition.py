@@ -705,16 +705,24 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 arg_ok = go(u.arg)
             return arg_ok and (x in pattern_vars(u.fun.pat) or go(u.fun.body, result))
         if isinstance(u, App):
-            head, args = u, []
-            while isinstance(head, App) and not is_let(head):
-                head, args = head.fun, [head.arg] + args
-            if isinstance(head, Var) and head.name in helpers:
-                return passed(helpers[head.name], args)
+            head, args, rest = u, [], []
+            while True:  # (πᵢ ⟨…, h, …⟩) a …: rule 2 makes it h a …, the rest evaluated
+                if isinstance(head, App) and not is_let(head):
+                    head, args = head.fun, [head.arg] + args
+                elif args and isinstance(head, Proj) and isinstance(head.arg, Tuple) \
+                        and 1 <= head.index <= len(head.arg.items):
+                    rest += [c for j, c in enumerate(head.arg.items) if j != head.index - 1]
+                    head = head.arg.items[head.index - 1]
+                else:
+                    break
+            if isinstance(head, Var) and head.name in helpers \
+                    and any(_free_count(x, a) for a in args):
+                return passed(helpers[head.name], args) and all(go(c) for c in rest)
             lams = [a for a in args if isinstance(a, Lam) and _free_count(x, a)]
             if isinstance(head, Pullback) and len(args) <= 2 and lams \
                     and all(_calls_in_body(x, a, helpers) for a in lams):
                 # Ω(S) ω P D: the pullback's rules apply its point and direction
-                return all(go(c) for c in [head.fun, head.form] + args
+                return all(go(c) for c in [head.fun, head.form] + args + rest
                            if all(c is not a for a in lams))
             if is_let(u.fun):  # (let f = f in λd. B) d: the lets' λ is applied at once
                 return go(u.fun, True) and go(u.arg)

@@ -55,7 +55,7 @@ FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args"
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
             "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
             "returns-grad1", "g-of-chain", "discarded", "Ω-outer", "Ω-constant",
-            "map-helper", "stored-call")
+            "map-helper", "stored-call", "pair-closure")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -285,6 +285,18 @@ class _Builder:
         a = self.fresh(self.pick(_NAMES))
         inner = [a] + (self.inputs if self.chance(2) else [])
         mk = self.fresh("pr")
+        if "pair-closure" in self.want:  # (asked for only: other draws stay as they were)
+            # a closure over the inputs as the first item, taken out by a pattern: stored,
+            # not only called, it stays a coordinate, and rule 8f floats its operation
+            # on what it captures out of it
+            self.features.add("pair-closure")
+            t = self.fresh("t")
+            g = self.pick(("sin", "tanh", "exp"))
+            first = f"λ{t}. {g}({self.pick(self.inputs)}) × ({self.real([t] + inner, 1)})"
+            self.lets.append(f"let {mk} = λ{a}. ⟨{first}, {self.real(inner, 1)}⟩ in")
+            arg = self.real(scope, depth, funs)
+            u, v = self.fresh("u"), self.fresh("v")
+            return f"(let ⟨{u}, {v}⟩ = {mk} ({arg}) in {u} ({self.leaf(scope)}) × {v})"
         self.lets.append(f"let {mk} = λ{a}. ⟨{self.real(inner, 1)}, {self.real(inner, 1)}⟩ in")
         arg = self.real(scope, depth, funs)
         u, v = self.fresh("u"), self.fresh("v")
@@ -581,7 +593,7 @@ class _Builder:
             while name not in self.features:
                 out = self.returned(scope, 1, ())
             return out
-        if name == "returns-pair":
+        if name in ("returns-pair", "pair-closure"):
             return self.pair(scope, 1, ())
         if name == "discarded":
             return self.discarded(scope, 1, ())

@@ -59,7 +59,8 @@ def oracle_gradient(t, pt):
 # left, `let x = 1 + 1`, out of λx with its name: gradient [1.0] for [0.0])
 @example(UserProgram("λx. let sum = λl. l (λx. λacc. x + acc) 0 in sum (λf. λd. f ((1 + 1)) "
                      "(d))", 1, (0.3,), frozenset({"list-literal", "sum"})))
-@given(st.integers(1, 3).flatmap(lambda n: programs(n)))
+@given(st.tuples(st.integers(1, 3), st.sampled_from(((),) * 3 + (("pair-closure",),))).flatmap(
+    lambda nw: programs(nw[0], want=nw[1])))
 def test_value_and_gradient_reach_the_oracle(p):
     """The program's value and gradient reduce to numerals, equal to the oracle's."""
     note_features(p)

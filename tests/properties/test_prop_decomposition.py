@@ -1157,12 +1157,9 @@ def _shared_square() -> Term:
     """Ω(λx. log(1 + g x × g x)) (λx. λw. w) x with one node g x, held twice (the
     thorough profile, 2026-11-29: g is free, so g x stays in the value -- named once
     there, where the printed tree's parse names each copy)."""
-    t = pc.parse("Ω(λx. log(1 + g x × g x)) (λx. λw. w) x")
-    mul = t.fun.fun.body.args[0].args[1]
-    shared = Prim(mul.op, (mul.args[0], mul.args[0]))
-    body = Prim("log", (Prim(t.fun.fun.body.args[0].op, (t.fun.fun.body.args[0].args[0],
-                                                          shared)),))
-    return App(Pullback(Lam(t.fun.fun.pat, body), t.fun.form), t.arg)
+    gx = App(Var("g"), Var("x"))
+    body = Prim("log", (Prim("add", (Num(1.0), Prim("mul", (gx, gx)))),))
+    return App(Pullback(Lam(Var("x"), body), pc.parse("λx. λw. w")), Var("x"))
 
 
 @example(_shared_square())

@@ -6,12 +6,20 @@
 - ``nested-sin``: d/dx of the reverse-mode derivative of sin∘…∘sin; its steps grew
   faster than ×2 (``lift`` out of nested dual maps, quadratic) until rule pb named the
   functional at an open point (papers/calculus.md §5.8); steps and work ×2 now.
+- ``church-map``, ``church-cons``, ``church-numeral`` (benchmarks/bench.py, issue 26's
+  shapes: a list built by ``cons``, mapped and summed): steps were linear, work was not
+  (×2.31 from 64 to 128 in church-map): after each 8c of a helper the machine walked
+  the whole let series again, rule 8 checked the whole spine for names bound twice,
+  and 8c's call analysis walked the rest of the list's nested cells, once per cell
+  (papers/calculus.md §8).
 - ``tuple-proj`` (testing.extreme): π1 π1 … ⟨⟨x, 1⟩, 1⟩ n deep; its reverse phase is
   still quadratic -- each rule-5 step makes a new projection atom as deep as the nest
   (papers/calculus.md §9) -- recorded here as a known failure (strict: it must be
   removed when the atoms stop being rebuilt).
 """
+import importlib.util
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +76,31 @@ def test_nested_sin_work_is_linear():
     (a, ra), (b, rb) = _reduce(_nested(15)), _reduce(_nested(30))
     assert 1.9 <= rb.steps / ra.steps <= 2.1, (ra.steps, rb.steps)  # (×2.57 with lift)
     assert b <= 2.2 * a, f"{a} → {b} calls (×{b / a:.2f})"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location(
+        "pullback_calc_bench_work", Path(__file__).resolve().parent.parent / "benchmarks" /
+        "bench.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look the module up by name
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.modules.pop(spec.name, None)
+    return mod
+
+
+@pytest.mark.parametrize("family, n", [("church-map", 64), ("church-cons", 64),
+                                       ("church-numeral", 64)])
+def test_church_shapes_work_is_linear(family, n):
+    bench = _bench()
+
+    def grad(k):
+        return _reduce(bench.church_sources(bench.CHURCH[family], k)[1])
+    (a, ra), (b, rb) = grad(n), grad(2 * n)
+    assert 1.9 <= rb.steps / ra.steps <= 2.1, (ra.steps, rb.steps)
+    assert b <= 2.1 * a, f"{a} → {b} calls (×{b / a:.2f})"
 
 
 @pytest.mark.xfail(strict=True, reason="tuple-proj's reverse phase rebuilds a projection "

@@ -542,7 +542,8 @@ class Machine:
                     if kind in _SCANNED and t._flags & NF and node._scan <= ctx.index \
                             and not (kind == "tuple" and R.kept_let(t)):  # lift looks at it
                         node._scan = ctx.index + 1  # its items up to t are values
-                    if kind == "let-body":
+                    if kind == "let-body":  # its bound term elementary, its body done:
+                        node._flags |= ANF    # an A-normal series (anf.is_let_series)
                         t, ctx = node, parent
                         continue
                     if kind == "let-bound":
@@ -674,6 +675,8 @@ class Machine:
             if kind == "a-root" and t._flags & ANF:
                 return None
             if let:
+                if t._flags & ANF:  # (a series' suffix, marked A-normal on the way up:
+                    return None     # a rule that rebuilt the top shares it)
                 arg = t.arg
                 if type(arg) is App and type(arg.fun) is Lam:
                     return ("redex", ctx, t, "A-lift")

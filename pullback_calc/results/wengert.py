@@ -180,7 +180,7 @@ def let_series(f: Union[str, Term], max_steps: int = DEFAULT_MAX_STEPS) -> tuple
 def _series_from(f: Lam, trace: list) -> Lam:
     """The A-normal body the decomposition starts from, with the names rule 8 gave
     it: a let that rebinds a variable of the input pattern or of an earlier let is
-    renamed apart once, before the first rule-8 step (``rules.ensure_spine_unique``),
+    renamed apart once, before the first rule-8 step (``reduction/spine.py``),
     and the environments that the values and adjoints are read from use the new
     name -- ``λx. let x = 𝟎 in …`` has the input x and a coordinate x_1."""
     for s in trace:  # the decomposition starts from the A-normal body

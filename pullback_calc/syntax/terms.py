@@ -57,6 +57,9 @@ class PartialPos(Pos):
 #           None on the others, whose combination is worked out again
 #   _pidx   a pattern's index (pattern_index): on tuples; a variable's is
 #           one entry, made again when asked
+#   _memo   on λ: what the analyses of rules 8 and 8c learnt of it -- a let's
+#           λ the facts of the spine from that let down (reduction/spine.py),
+#           an abstraction the names its body only calls (reduction/calls.py)
 #   Prim, Tuple and Sum ``_scan`` (machine._scan), Var and Tuple ``_dir``
 #   (direction_pattern), Tuple ``_vl`` (env.value_levels), Sum
 #   ``_make_items`` (Sum.lazy) and ``_s3`` (linear.sum_facts, rule 3).
@@ -72,7 +75,7 @@ ANF = 1 << 1         # A-normal (areduction/anf.py, machine.py)
 ELEM_K, ELEM = 1 << 2, 1 << 3          # elementary (anf.is_elementary)
 ISZERO_K, ISZERO = 1 << 4, 1 << 5      # a zero vector (linear.is_zero)
 CLOSED_K, CLOSED = 1 << 6, 1 << 7      # no free variable (reduction/delayed.closed)
-SPINE = 1 << 8       # the let spine binds no name twice (rules.ensure_spine_unique)
+SPINE = 1 << 8       # the let spine binds no name twice (reduction/spine.py)
 FRESH = 1 << 9       # an A-name's λ: its variable occurs nowhere else (anf.a_name)
 GROUND_K, GROUND = 1 << 10, 1 << 11    # ω at a ground value (rules._ground_functional)
 HASLAZY_K, HASLAZY = 1 << 12, 1 << 13  # holds a lazy node (delayed.has_lazy)
@@ -343,12 +346,13 @@ class Prim(Term):
 
 class Lam(Term):
     """λq.S -- q is a pattern (Var or Tuple of patterns); ann its optional type."""
-    __slots__ = ("pat", "body", "ann")
+    __slots__ = ("pat", "body", "ann", "_memo")
     __match_args__ = ("pat", "body", "ann", "pos")
     _kids = ("pat", "body")
     pat: Term
     body: Term
     ann: Any  # a syntax.types.Type (the parser's annotation) or None
+    _memo: Any  # a reduction.spine.Facts, a frozenset of names, or None
 
     def __init__(self, pat: Term, body: Term, ann: Any = None,
                  pos: Optional[Pos] = None) -> None:
@@ -356,7 +360,7 @@ class Lam(Term):
         self.body = body
         self.ann = ann
         self.pos = pos
-        self._hash = self._fv = None
+        self._hash = self._fv = self._memo = None
         self._flags = 0
 
     @property  # (read-only here: computed, never stored)

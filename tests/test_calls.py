@@ -1,0 +1,31 @@
+"""Rule 8c's call analysis keeps, on a tail abstraction walked without reading the
+helpers in scope, the names its body only calls (reduction/calls.py): a Church
+list's nested cells are then walked once, not once per cell (issue 30).  What it
+keeps must hold whatever the helpers; an answer that read them is not kept."""
+from __future__ import annotations
+
+import immutables
+
+import pullback_calc as pc
+from pullback_calc.reduction import calls
+
+
+def test_an_answer_that_read_the_helpers_is_not_kept():
+    # h calls its parameter, so (λt. x t) passed to h is a call of x -- with h known
+    h = calls.Helper(pc.parse("λf. λd. f d"), (), immutables.Map())
+    cell = pc.parse("λd. h (λt. x t) d")
+    assert calls._calls_in("x", cell, immutables.Map({"h": h}))
+    assert cell._memo is None
+    assert not calls._calls_in("x", cell, None)  # (without h: x is passed, not called)
+
+
+def test_an_answer_that_read_no_helper_is_kept_and_not_walked_again(monkeypatch):
+    cells = pc.parse("λd. x 1 ((let x = x in λd. x 2 ((let x = x in λd. x 3 d) d)) d)")
+    assert calls._calls_in("x", cells, None)
+    assert cells._memo == frozenset({"x"})
+    walked = []
+    real = calls.pattern_vars
+    monkeypatch.setattr(calls, "pattern_vars", lambda p: walked.append(p) or real(p))
+    assert calls._calls_in("x", cells, immutables.Map({"h": None}))  # (whatever helpers)
+    assert len(walked) == 1  # (the outer cell's binder: its body is not walked again)
+    assert not calls._calls_in("x", pc.parse("λd. x (λd. x d)"), None)  # (passed: no call)

@@ -268,7 +268,7 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 if id(u) in tails:
                     tails.add(id(B))
                 if isinstance(u.arg, Lam) and x in fv(u.arg) and _called_param(
-                        Helper(u.fun, (), helpers or _NO_HELPERS), 0):
+                        Helper(u.fun, (), helpers or _NO_HELPERS), 0, x):
                     read += 1
                     if not _calls_in(x, u.arg, helpers):
                         return False
@@ -382,16 +382,18 @@ def _passes_to_helper(x: str, u: App, helpers: immutables.Map, stack: list) -> b
     return True
 
 
-def _called_param(h: Helper, i: int) -> bool:
+def _called_param(h: Helper, i: int, known: Optional[str] = None) -> bool:
     """Is h's abstraction one of at least i + 1 curried binders, the (i+1)-th a
     variable that its body only calls (``_direct_calls``) -- or passes where a
     helper in its scope, or one its first binders are applied to, only calls it
     (a cons cell passes the folding function on to its tail) -- and applying no
     function it does not know (a free variable it applies names a helper in its
-    scope)?  A closure passed there is called, and copied to the calls when the
-    helper is."""
+    scope, or is ``known``: the helper whose calls are being checked, copied to
+    them if they all are)?  A closure passed there is called, and copied to the
+    calls when the helper is."""
     f: Term = h.lam
-    if not isinstance(f, Lam) or calls_unknown(f) and not _applies_helpers_only(f, h.env):
+    if not isinstance(f, Lam) or calls_unknown(f) and not _applies_helpers_only(f, h.env,
+                                                                               known):
         return False
     if _binders_after(h, 0) == 0:
         # a call of known code on known arguments (a Church numeral applied to a cons
@@ -411,15 +413,15 @@ def _called_param(h: Helper, i: int) -> bool:
     return isinstance(f.pat, Var) and _direct_calls(f.pat.name, f, scope)
 
 
-def _applies_helpers_only(lam: Lam, helpers: immutables.Map) -> bool:
-    """Is every free variable lam's body applies a helper in scope?"""
-    if not helpers:
+def _applies_helpers_only(lam: Lam, helpers: immutables.Map, known: Optional[str] = None) -> bool:
+    """Is every free variable lam's body applies a helper in scope (or ``known``)?"""
+    if not helpers and known is None:
         return False
     stack: list = [(lam.body, frozenset(pattern_vars(lam.pat)))]
     while stack:
         u, bound = stack.pop()
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name not in bound \
-                and u.fun.name not in helpers:
+                and u.fun.name not in helpers and u.fun.name != known:
             return False
         if isinstance(u, Lam):
             bound = bound | frozenset(pattern_vars(u.pat))

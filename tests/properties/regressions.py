@@ -225,6 +225,14 @@ DECOMPOSITION = [
     "Ω(λx. let foldl = λf. λz. λl. l (λx. λk. λacc. k (f acc x)) (λacc. acc) z in let g = "
     "λacc. λel. acc × x + el in let p = ⟨foldl g x, 1⟩ in (π1 p) (λf. λd. f 1 (f x d))) "
     "(λz. λw. w) 0.3 1",
+    # a let in a helper's body binds a map that calls the helper h being copied, and the
+    # pullback's point calls h too (the thorough profile, 2026-11-29, at c714e97): the
+    # let's abstraction applies h, known code once h is copied -- but not a function
+    # that is no helper (f, an input function: h stays a coordinate)
+    "Ω(λx. let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in Ω(p) (λz. λw. w) "
+    "(h a) 1) in g 0.5) (λz. λw. w) 0.3 1",
+    "Ω(λ⟨x, f⟩. let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in Ω(p) (λz. λw. w) "
+    "(f (h a)) 1) in g 0.5) (λz. λw. w) ⟨0.3, λt. t × t⟩ ⟨1, λt. 0⟩",
 ]
 
 #: open terms (free x : ℝ, v : ℝ × ℝ, …) whose decomposition the naive decomposer

@@ -646,13 +646,14 @@ def _first_binder_bound(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
     return helpers
 
 
-def _only_calls_param(entry, i: int) -> bool:
+def _only_calls_param(entry, i: int, known=frozenset()) -> bool:
     """entry = (f, args, scope): f applies none of its free variables but helpers in
-    its scope, and its curried binder after args and i more is a variable its body
-    only calls -- or passes to a helper in scope, or one that args bind its earlier
-    binders to (a cons cell's tail), which only calls it in turn."""
+    its scope (and the ``known`` names: the helper whose calls are checked), and its
+    curried binder after args and i more is a variable its body only calls -- or
+    passes to a helper in scope, or one that args bind its earlier binders to (a cons
+    cell's tail), which only calls it in turn."""
     f, args, scope = entry
-    if not isinstance(f, Lam) or _applies_free(f, scope):
+    if not isinstance(f, Lam) or _applies_free(f, set(scope) | set(known)):
         return False
     binders, g = 0, f
     while isinstance(g, Lam):
@@ -692,7 +693,7 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                        or (_calls_in_body(x, c, helpers) if isinstance(c, Lam) else go(c))
                        for c in (u.fun, u.form))
         if is_let(u):  # let p = E in B: B is evaluated when the let is
-            if isinstance(u.arg, Lam) and _only_calls_param((u.fun, (), helpers), 0):
+            if isinstance(u.arg, Lam) and _only_calls_param((u.fun, (), helpers), 0, {x}):
                 arg_ok = _calls_in_body(x, u.arg, helpers)
             elif isinstance(u.arg, Var) and u.arg.name == x and isinstance(u.fun.pat, Var):
                 # an alias of x

@@ -404,7 +404,16 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
 # 8c counts a pullback along a helper, and follows chains of partial applications)
 @example(UserProgram(_helpers_program("pulled_back_helpers_outputs_program.txt"), 2,
                      (0.5, -0.7), frozenset({"combinator", "grad1-nested", "returns-λ"}), m=3))
-@given(st.tuples(st.integers(2, 3), st.sampled_from(("combinator", "map-helper"))).flatmap(
+# (the thorough profile at c714e97: a let in a helper's body binds a map calling a helper
+# over x1, pulled back at a point calling it too, under grad1 (grad1 …): 2,811 steps
+# against 604 written in place, 622 once the let's abstraction may apply the helper 8c
+# copies; the shape is asked for as Ω-let-helper)
+@example(UserProgram(_helpers_program("omega_let_helper_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"capture", "combinator", "curried", "discarded", "grad1",
+                                "grad1-nested", "helper", "let-reuse", "nested-Ω",
+                                "stored-call", "tupled", "Ω-let-bound"}), m=2))
+@given(st.tuples(st.integers(2, 3),
+                 st.sampled_from(("combinator", "map-helper", "Ω-let-helper"))).flatmap(
     lambda mw: programs(2, depth=2, m=mw[0], want=(mw[1],))))
 def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
     """A first row of a program whose helpers are passed to combinators (twice,
@@ -450,7 +459,8 @@ def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
 @example(UserProgram(_helpers_program("closed_builder_program.txt"), 1, (-1.1,),
                      frozenset({"capture", "curried", "g-of-chain", "pair-fold"})))
 @settings(max_examples=HALF)
-@given(st.sampled_from(((), ("combinator",), ("map-helper",), ("Ω-constant",))).flatmap(
+@given(st.sampled_from(((), ("combinator",), ("map-helper",), ("Ω-constant",),
+                        ("Ω-let-helper",))).flatmap(
     lambda want: programs(1, depth=2, want=want)))
 def test_every_step_of_a_user_gradient_decomposes_uniquely(p):
     """Unique decomposition (Lemma 3.6) on the gradient's reduction, premises included."""

@@ -12,6 +12,8 @@
   the whole let series again, rule 8 checked the whole spine for names bound twice,
   and 8c's call analysis walked the rest of the list's nested cells, once per cell
   (papers/calculus.md §8).
+- ``church`` (the --compare family, testing.extreme.church_sum): linear until 9d3f466,
+  quadratic in work since (a strict expected failure: benchmarks/README.md).
 - ``tuple-proj`` (testing.extreme): π1 π1 … ⟨⟨x, 1⟩, 1⟩ n deep; its reverse phase is
   still quadratic -- each rule-5 step makes a new projection atom as deep as the nest
   (papers/calculus.md §9) -- recorded here as a known failure (strict: it must be
@@ -25,7 +27,7 @@ import pytest
 
 import pullback_calc as pc
 from pullback_calc.deep import deep
-from pullback_calc.testing.extreme import DEEP_FUNCTIONS
+from pullback_calc.testing.extreme import DEEP_FUNCTIONS, church_sum
 
 FOLDL = ("let foldl = λg. λz0. λl. l (λx. λk. λacc. k (g acc x)) (λacc. acc) z0 in "
          "Ω(λx. foldl (λacc. λc. acc × x + c) 0 {}) (λz. λw. w) 0.5")
@@ -101,6 +103,21 @@ def test_church_shapes_work_is_linear(family, n):
     (a, ra), (b, rb) = grad(n), grad(2 * n)
     assert 1.9 <= rb.steps / ra.steps <= 2.1, (ra.steps, rb.steps)
     assert b <= 2.1 * a, f"{a} → {b} calls (×{b / a:.2f})"
+
+
+@pytest.mark.xfail(strict=True, reason="8c moves each cell's closure of a written Church "
+                   "list to its call at the far end of the series, rebuilding the series "
+                   "each time (benchmarks/README.md, 2026-11-29: since 9d3f466)")
+def test_church_sum_gradient_work_is_linear():
+    """The --compare family ``church``: the gradient of Σ xᵢ folded over the written
+    list λc. λn. c x1 (c x2 (… n)).  Steps ×1.98 per doubling; calls ×3.99 (40 → 80)."""
+    def row(n):
+        f = pc.parse(church_sum(n))
+        return _counted(lambda: pc.jacobian_row(f, [0.1 * (i % 5) for i in range(n)], 0,
+                                                record=False))
+    (a, ra), (b, rb) = row(40), row(80)
+    assert rb.steps <= 2.1 * ra.steps, (ra.steps, rb.steps)
+    assert b <= 2.2 * a, f"{a} → {b} calls (×{b / a:.2f})"
 
 
 @pytest.mark.xfail(strict=True, reason="tuple-proj's reverse phase rebuilds a projection "

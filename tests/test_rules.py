@@ -510,3 +510,51 @@ def test_lift_moves_a_series_of_kept_lets_in_one_step():
     want = pc.parse(" × ".join(f"sin(u × {i})" for i in range(1, 9)) + " × 2")
     assert alpha_eq(r.value, want), pc.pretty(r.value)
     assert r.steps == 1 + 1 + 8
+
+
+# ---- rule 8c's run: constants, aliases, and the helpers in it called once ---------------
+
+def _series_lets(src: str):
+    from pullback_calc.syntax.terms import is_let
+    t, lets = pc.parse(src), []
+    while is_let(t):
+        lets.append(t)
+        t = t.fun.body
+    return lets, t
+
+
+def test_8c_run_takes_the_helpers_the_series_calls_once():
+    """A written list's cells: closures between aliases, each called once at the far
+    end (benchmarks/README.md, church).  The run takes a helper only if its one use is
+    a call ``let r = h a``, and no later helper of the run reads it; it ends at the
+    first that is not so used."""
+    from pullback_calc.reduction.rules import _called_once
+    lets, _ = _series_lets(
+        "let x = x1 in let h1 = λacc. x + acc in let x = x2 in let h2 = λacc. x + acc in "
+        "let h3 = λt. t in let h4 = λt. t in "
+        "let a = h4 0 in let b = h2 a in let c = h1 b in let d = h3 (h3 c) in d")
+    helpers = [t for t in lets[:6] if isinstance(t.arg, pc.syntax.terms.Lam)]
+    rest = lets[5].fun.body
+    taken = _called_once(helpers, rest)
+    # h1, h2 called once; h3 called twice: the run ends there (h4, after it, is not taken)
+    assert taken == {id(helpers[0]), id(helpers[1])}
+    assert _called_once(helpers[3:], rest) == {id(helpers[3])}
+    read = _series_lets("let h1 = λt. t in let h2 = λs. h1 s in let a = h2 1 in a")[0]
+    assert _called_once(read[:2], read[1].fun.body) == set()  # (h2 reads h1)
+
+
+def test_8c_run_moves_a_written_lists_closures_in_one_step():
+    from pullback_calc.syntax.terms import Lam, is_let
+    from pullback_calc.testing.extreme import church_sum
+
+    def cells(pb) -> int:  # (the cells' closures λacc. xₖ + acc bound in the series)
+        n, t = 0, pb.fun.body
+        while is_let(t):
+            n += isinstance(t.arg, Lam) and t.arg.pat == pc.parse("acc")
+            t = t.fun.body
+        return n
+    r = pc.jacobian_row(church_sum(6), [0.1 * i for i in range(6)], 0)
+    moved = [cells(s.redex) - cells(s.contractum) for s in r.trace
+             if s.rule == "8c" and cells(s.redex)]
+    assert moved == [6], moved  # (one step for the six, where one at a time took six)
+    assert r.row == [1.0] * 6

@@ -13,7 +13,7 @@ import math
 from typing import Callable, NamedTuple, Optional, Protocol
 
 
-from ..areduction.anf import (A_RULES, computes, is_atom, is_elementary,
+from ..areduction.anf import (A_RULES, calls_unknown, computes, is_atom, is_elementary,
                               is_let_series, operands, replace_operand)
 from ..deep import bottom_up
 from ..errors import ReductionError
@@ -612,10 +612,26 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         # (one by one, each walked to its far use: quadratic in the run).  A name
         # the run binds again takes its new image: the lets between, all of the
         # run, have read the old one already.
-        while is_let(rest) and _constant_let(rest):
-            v = rest.arg
-            images[rest.fun.pat.name] = images.get(v.name, v) if isinstance(v, Var) else v
-            rest = rest.fun.body
+        # So is a helper the run binds that the rest of the series uses once, by a
+        # call ``let r = h a`` (``_called_once``): 8c would copy it there on its own
+        # (``inlined_at_calls``), a walk of the series down to the call each time --
+        # a written Church list's cells, each named at the top and called at the far
+        # end, made the gradient quadratic in time (benchmarks/README.md, church)
+        run: list = []
+        u = rest
+        while is_let(u) and (_constant_let(u) or _run_helper(u)):
+            run.append(u)
+            u = u.fun.body
+        valid = _called_once([r for r in run if not _constant_let(r)], u)
+        for r in run:
+            v, name = r.arg, r.fun.pat.name
+            if _constant_let(r):
+                images[name] = images.get(v.name, v) if isinstance(v, Var) else v
+            elif id(r) in valid:
+                images[name] = subst(v, {k: images[k] for k in fv(v) if k in images})
+            else:
+                break
+            rest = r.fun.body
     body = subst(rest, images)
     out = Lam(lam.pat, body, lam.ann)
     if not any(isinstance(v, Lam) for v in images.values()):
@@ -624,6 +640,53 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         # call of it is A-lifted, and may repeat a name of p -- λx. let x = … )
         out._flags |= lam._flags & SPINE
     return Pullback(out, t.form)
+
+
+def _run_helper(let_: App) -> bool:
+    """let h = λ… that 8c's run may take if the rest uses h once, by a call:
+    a helper ``inlined_at_calls`` asks about (one that applies no unknown function)."""
+    return isinstance(let_.fun.pat, Var) and isinstance(let_.arg, Lam) \
+        and not calls_unknown(let_.arg)
+
+
+def _called_once(helpers: list, rest: Term) -> set:
+    """The lets of ``helpers`` (a run's, in order) whose name the series ``rest`` uses
+    once, as the function of a let's call ``let r = h a`` (h not in a), and no later
+    helper of the run uses: those ``inlined_at_calls`` copies one by one.  A prefix
+    of helpers (the run ends at the first helper not so used), found by one walk of
+    rest for them all, which ends at the last call it waits for."""
+    pending: dict = {}  # name -> its index in helpers, while its use is not found
+    rest_fv = fv(rest)
+    for i, h in enumerate(helpers):
+        name = h.fun.pat.name
+        if name in pending or name not in rest_fv \
+                or any(name in fv(g.arg) for g in helpers[i + 1:]):
+            break  # (the run ends here: rebound, unused, or read by a later helper)
+        pending[name] = i
+    limit, ok = len(pending), set()
+    t = rest
+    while pending and is_let(t):
+        E, names = t.arg, fv(t.arg)
+        used = [n for n in pending if n in names] if len(pending) < len(names) else \
+            [n for n in names if n in pending]
+        failed = [n for n in pattern_vars(t.fun.pat) if n in pending and n not in used]
+        for n in used:
+            i = pending.pop(n)
+            if isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == n \
+                    and n not in fv(E.arg) and n not in fv(t.fun):
+                ok.add(i)
+            else:
+                limit = min(limit, i)
+        for n in failed:  # (rebound before a use: not called once)
+            limit = min(limit, pending.pop(n))
+        if len(pending) > limit:  # (past the end of the prefix: no longer waited for)
+            pending = {n: i for n, i in pending.items() if i < limit}
+        t = t.fun.body
+    out, i = set(), 0
+    while i < limit and i in ok:
+        out.add(id(helpers[i]))
+        i += 1
+    return out
 
 
 def _constant_let(let_: App) -> bool:

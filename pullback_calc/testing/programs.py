@@ -47,7 +47,7 @@ from ..syntax.terms import (App, Lam, Tuple, Var, is_let, pattern_vars, remake, 
 
 __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename", "inline_helpers",
            "eta_expand_helpers", "add_unused_helpers", "DerivativeChain", "derivative_chains",
-           "ChurchBuild", "church_builds"]
+           "ChurchBuild", "church_builds", "InputList", "input_lists"]
 
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
@@ -754,6 +754,42 @@ def church_builds() -> st.SearchStrategy[ChurchBuild]:
     again) while every short list was cheap."""
     return st.builds(ChurchBuild, st.sampled_from(_BUILDERS), st.sampled_from(tuple(_CONSUMERS)),
                      st.sampled_from(_ELEMENTS), st.sampled_from((0.3, -0.7, 0.9, 1.2)))
+
+
+#: how a list of the inputs is consumed (``InputList``)
+_INPUT_CONSUMERS = {
+    "sum": "sum {l}",
+    "foldr": "foldr (λx. λacc. x × acc) 1 {l}",
+    "foldr-add": "foldr (λx. λacc. x + acc) 0 {l}",
+    "foldl": "foldl (λacc. λx. acc × 0.5 + x) 0 {l}",
+    "map": "sum (map (λx. sin(x)) {l})",
+}
+
+
+@dataclass(frozen=True)
+class InputList:
+    """``λ⟨x1, …, xk⟩. …``: the inputs as a Church list written in place, λf. λd. f x1
+    (f x2 (… d)), consumed one of ``_INPUT_CONSUMERS``' ways, at any k -- the reading
+    the README recommends for a gradient over a list.  Each cell's closure is named at
+    the top of the series and called at its far end (call by value evaluates the
+    function first): moved there one at a time, a rebuild of the series each, the
+    gradient was quadratic in work with linear steps (benchmarks/README.md, church)."""
+    consumer: str
+
+    def text(self, k: int) -> str:
+        xs = [f"x{i}" for i in range(1, k + 1)]
+        lst = "(λf. λd. " + "".join(f"f {x} (" for x in xs) + "d" + ")" * k + ")"
+        lib = " ".join(f"let {n} = {LIST_LIBRARY[n]} in" for n in ("sum", "map", "foldr", "foldl"))
+        return f"λ⟨{', '.join(xs)}⟩. {lib} {_INPUT_CONSUMERS[self.consumer].format(l=lst)}"
+
+    @staticmethod
+    def point(k: int) -> list:
+        return [round(0.1 * (i % 7) + 0.2, 10) for i in range(k)]
+
+
+def input_lists() -> st.SearchStrategy[InputList]:
+    """Lists of the inputs written in place (``InputList``), each consumer."""
+    return st.builds(InputList, st.sampled_from(tuple(_INPUT_CONSUMERS)))
 
 
 # ---- metamorphic transformations: the same program, written differently -----------------

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 import pullback_calc as pc
-from pullback_calc.deep import deep
 from pullback_calc.testing.extreme import DEEP_FUNCTIONS, church_sum
+from pullback_calc.testing.work import count_calls
 
 FOLDL = ("let foldl = λg. λz0. λl. l (λx. λk. λacc. k (g acc x)) (λacc. acc) z0 in "
          "Ω(λx. foldl (λacc. λc. acc × x + c) 0 {}) (λz. λw. w) 0.5")
@@ -47,20 +47,7 @@ def _nested(n: int) -> str:
     return f"Ω(λx. Ω(λy. {body}) (λz. λw. w) x 1) (λz. λw. w) 0.7"
 
 
-@deep
-def _counted(work) -> tuple:
-    """(Python calls made by ``work()``, its result), counted on the thread that runs it."""
-    calls = [0]
-
-    def count(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-    sys.setprofile(count)
-    try:
-        r = work()
-    finally:
-        sys.setprofile(None)
-    return calls[0], r
+_counted = count_calls
 
 
 def _reduce(src: str):

@@ -96,26 +96,3 @@ def engine_real(t) -> float:
 def oracle_real(t, env=None) -> float:
     """The oracle's value of a term of type ℝ (ZERO is 0)."""
     return float(oracle.evaluate(t, env))
-
-
-def count_calls(work):
-    """(Python calls made by ``work()``, its result), counted in the engine's big-stack
-    thread: the work a reduction does, not its time (tests count work, not seconds)."""
-    import sys
-
-    from pullback_calc.deep import deep
-
-    @deep
-    def run():
-        calls = [0]
-
-        def count(frame, event, arg):
-            if event == "call":
-                calls[0] += 1
-        sys.setprofile(count)
-        try:
-            r = work()
-        finally:
-            sys.setprofile(None)
-        return calls[0], r
-    return run()

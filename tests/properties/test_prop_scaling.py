@@ -20,7 +20,9 @@ from pullback_calc.semantics import oracle
 from pullback_calc.testing.programs import (ChurchBuild, DerivativeChain, church_builds,
                                             derivative_chains, input_lists)
 
-from common import assert_oracle_agrees, count_calls
+from pullback_calc.testing.work import count_calls
+
+from common import assert_oracle_agrees
 
 #: each example reduces the program three times, the longest with 4k stages (up to a
 #: second of CPU for a derivative of a derivative): a fifth of the profile's examples

@@ -592,6 +592,26 @@ def test_forward_mode_through_a_derivative_multiplied_by_zero_costs_what_reverse
     assert jv.tangent == 0.0 and list(g) == [0.0]
 
 
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §5.7): 8c's call analysis "
+                          "does not follow a list applied to map's closure in a helper's body")
+def test_a_helper_called_in_map_over_a_list_in_a_helpers_body_costs_what_it_does_in_place():
+    """The thorough profile (2026-11-29, at e465e68): h23 = λa3. sum (map (λm. … mul_110 1
+    …) (λf. λd. f 1 (f 1 d))) -- map written in h23's body over a list written there,
+    its function calling the helper mul_110 (which calls mul_112, over x1).  8c would
+    copy mul_110 to its call only if it saw that the list calls map's folding closure,
+    and the list is bound to map's λl by an application the analysis does not follow:
+    mul_110 and mul_112 stay coordinates, 611 steps against 119 with the helpers written
+    in place (the property allows 2.5 × 119 + 300 = 597).  The code before this session
+    takes the same 611."""
+    text = _data("map_in_helper_body_program.txt")
+    from pullback_calc.testing.programs import inline_helpers
+    b = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
+    a = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(2.5 * b.steps) + 300,
+                        record=False)
+    assert list(a.row) == list(b.row)
+
+
 @pytest.mark.parametrize("name, row", [("function_direction_outputs_program.txt", 1)])
 def test_a_closure_over_a_derivative_along_a_function_costs_what_its_evaluation_does(name, row):
     """The thorough profile (2026-11-29, at c635c0d): the second output (mk x1)(1), mk

@@ -657,10 +657,14 @@ def _called_once(helpers: list, rest: Term) -> set:
     rest for them all, which ends at the last call it waits for."""
     pending: dict = {}  # name -> its index in helpers, while its use is not found
     rest_fv = fv(rest)
+    read_later, later = [], set()  # (does a later helper's value read it? one pass back)
+    for h in reversed(helpers):
+        read_later.append(h.fun.pat.name in later)
+        later.update(fv(h.arg))
+    read_later.reverse()
     for i, h in enumerate(helpers):
         name = h.fun.pat.name
-        if name in pending or name not in rest_fv \
-                or any(name in fv(g.arg) for g in helpers[i + 1:]):
+        if name in pending or name not in rest_fv or read_later[i]:
             break  # (the run ends here: rebound, unused, or read by a later helper)
         pending[name] = i
     limit, ok = len(pending), set()

@@ -657,7 +657,8 @@ def _called_once(helpers: list, rest: Term) -> set:
     rest for them all, which ends at the last call it waits for."""
     pending: dict = {}  # name -> its index in helpers, while its use is not found
     rest_fv = fv(rest)
-    read_later, later = [], set()  # (does a later helper's value read it? one pass back)
+    read_later: list[bool] = []  # (does a later helper's value read it? one pass back)
+    later: set[str] = set()
     for h in reversed(helpers):
         read_later.append(h.fun.pat.name in later)
         later.update(fv(h.arg))

@@ -617,15 +617,18 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         # (``inlined_at_calls``), a walk of the series down to the call each time --
         # a written Church list's cells, each named at the top and called at the far
         # end, made the gradient quadratic in time (benchmarks/README.md, church)
-        run: list = []
+        run: list = []  # (let, is it a constant?)
         u = rest
-        while is_let(u) and (_constant_let(u) or _run_helper(u)):
-            run.append(u)
+        while is_let(u):
+            constant = _constant_let(u)
+            if not (constant or _run_helper(u)):
+                break
+            run.append((u, constant))
             u = u.fun.body
-        valid = _called_once([r for r in run if not _constant_let(r)], u)
-        for r in run:
+        valid = _called_once([r for r, constant in run if not constant], u)
+        for r, constant in run:
             v, name = r.arg, r.fun.pat.name
-            if _constant_let(r):
+            if constant:
                 images[name] = images.get(v.name, v) if isinstance(v, Var) else v
             elif id(r) in valid:
                 images[name] = subst(v, {k: images[k] for k in fv(v) if k in images})

@@ -75,9 +75,11 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
                         or _direct_calls(x, E, _bound_by_call(E, r.name, t.fun.body, helpers))) \
                         or not _calls_only(r.name, t.fun.body, helpers):
                     return False
-            elif isinstance(E, Pullback) and isinstance(E.fun, Var) and E.fun.name == x:
-                # Ω(x) ω applied at a point and a direction: rule pb runs x's body as
-                # the pullback's let series, x called at the point
+            elif isinstance(E, Pullback) and (
+                    isinstance(E.fun, Var) and E.fun.name == x
+                    or isinstance(E.fun, Lam) and _direct_calls(x, E.fun, helpers)):
+                # Ω(x) ω or Ω(λy. … x …) ω applied at a point and a direction: rule pb
+                # runs the map's body as the pullback's let series, x called there
                 if x in fv(E.form) or not _applied_fully(r, 2, t.fun.body):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x

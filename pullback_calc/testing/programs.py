@@ -55,7 +55,7 @@ FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args"
             "pair-fold", "nested-Ω", "Ω-let-bound", "J-applied", "function-input",
             "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
             "returns-grad1", "g-of-chain", "discarded", "Ω-outer", "Ω-constant",
-            "map-helper", "stored-call", "pair-closure", "Ω-let-helper")
+            "map-helper", "stored-call", "pair-closure", "Ω-let-helper", "Ω-helper")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -481,18 +481,45 @@ class _Builder:
         derivative, h as a coordinate took 2,811 steps against 604 written in place)."""
         self.features.update(("Ω-let-helper", "Ω-let-bound", "nested-Ω"))
         h = self.helper(scope)
-        kind, arity = self.helpers[h]
         a, y, p, z, w, g = (self.fresh(s) for s in ("a", "y", "p", "z", "w", "h"))
-
-        def call(first: str) -> str:
-            args = [first] + [self.leaf([a] + scope) for _ in range(arity - 1)]
-            if kind == "tupled":
-                return f"{h} ⟨{', '.join(args)}⟩"
-            return f"{h} " + " ".join(f"({x})" for x in args)
-        body = f"(let {p} = λ{y}. {call(y)} in Ω({p}) (λ{z}. λ{w}. {w}) ({call(a)}) (1))"
+        body = (f"(let {p} = λ{y}. {self._call_of(h, y, [a] + scope)} in "
+                f"Ω({p}) (λ{z}. λ{w}. {w}) ({self._call_of(h, a, [a] + scope)}) (1))")
         self.lets.append(f"let {g} = λ{a}. {body} in")
         self.helpers[g] = ("curried", 1)
         return f"{g} ({self.leaf(scope)})"
+
+    def omega_helper(self, scope: list) -> str:
+        """A pullback in the program's body whose map calls a helper, ``Ω(λy. h y) ω P
+        D`` -- drawn only when asked for.  8c copies h into the map, where rule pb runs
+        it as stages (the thorough profile, 2026-11-30: h returning a pair's product
+        along function inputs, a coordinate, took 49,232 steps against 15,646 written
+        in place)."""
+        self.features.update(("Ω-helper", "nested-Ω"))
+        if self.chance(2):  # a helper over the inputs holding a derivative at a function
+            # along a function (what made the closure's tangent dear)
+            h, m = self.fresh("h"), self.fresh("m")
+            body = self.function_input([m] + list(self.inputs), 2, ())
+            if self.chance(2):  # returned in a pair, taken apart
+                u, v = self.fresh("u"), self.fresh("v")
+                body = (f"let ⟨{u}, {v}⟩ = ⟨{body}, {self.real([m] + scope, 1, ())}⟩ "
+                        f"in {u} × {v}")
+            self.lets.append(f"let {h} = λ{m}. {body} in")
+            self.helpers[h] = ("curried", 1)
+        else:
+            h = self.pick(sorted(self.helpers)) if self.helpers and self.chance(2) \
+                else self.helper(scope)
+        y, z, w = (self.fresh(s) for s in ("y", "z", "w"))
+        coeff = self.real([z] + scope, 1, ()) if self.chance(2) else "1"
+        return (f"Ω(λ{y}. {self._call_of(h, y, [y] + scope)}) (λ{z}. λ{w}. ({coeff}) × {w}) "
+                f"({self.real(scope, 1, ())}) ({self.leaf(scope)})")
+
+    def _call_of(self, h: str, first: str, scope: list) -> str:
+        """h applied to ``first`` and leaves of scope for its other parameters."""
+        kind, arity = self.helpers[h]
+        args = [first] + [self.leaf(scope) for _ in range(arity - 1)]
+        if kind == "tupled":
+            return f"{h} ⟨{', '.join(args)}⟩"
+        return f"{h} " + " ".join(f"({x})" for x in args)
 
     def constant_map(self, scope: list, depth: int, funs: tuple) -> str:
         """Ω(p) ω a b with p a let-bound function that ignores its argument (it may
@@ -622,6 +649,8 @@ class _Builder:
             return self.constant_map(scope, 1, ())
         if name == "Ω-let-helper":
             return self.omega_let_helper(scope)
+        if name == "Ω-helper":
+            return self.omega_helper(scope)
         if name == "combinator":
             return self.combinator(scope, 1, ())
         if name == "let-reuse":

@@ -544,8 +544,10 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                         x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
                         and _only_called(r.name, t.fun.body, helpers)):
                     return False
-            elif isinstance(E, Pullback) and E.fun == Var(x):
-                # Ω(q) ω: rule pb runs q's body where the pullback is applied, twice
+            elif isinstance(E, Pullback) and (E.fun == Var(x) or isinstance(E.fun, Lam)
+                                              and _calls_in_body(x, E.fun, helpers)):
+                # Ω(q) ω, Ω(λy. … q …) ω: rule pb runs the map's body where the
+                # pullback is applied, twice
                 if _free_count(x, E.form) or not _applied(r, 2, t.fun.body):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x

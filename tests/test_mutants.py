@@ -27,7 +27,8 @@ WITNESS = {
                          "λdx. 6 × dx"),
     "8Jc-first-operand": ("(J(λx. let c = 2 × 3 in let y = x × c in y)·1) 2", "6"),
     # (h passed on in a pair, not only called: used only by calls, 8c would copy it)
-    "8f-first-operand": ("Ω(λx. let h = λs. exp(sin(x)) × s in let y = π1 ⟨h, 0⟩ 1 in y) "
+    "8f-first-operand": ("Ω(λx. let h = λs. exp(sin(x)) × s in let ⟨g, o⟩ = ⟨h, 0⟩ in "
+                         "let y = g 1 in y) "
                          "(λz. λw. w) 1",
                          "λdx. 1.253380767493447 × dx"),
     "pb-named-map-zero": ("Ω(λx. Ω(λy. sin(sin(sin(sin(y))))) (λa. λw. w) x 1) (λz. λw. w) 0.5",

@@ -62,11 +62,12 @@ def test_delayed_substitution_is_linear(monkeypatch):
 def test_open_delayed_beta_keeps_the_steps():
     """The same trace as eager substitution would give: the contracta,
     materialised, are the eager ones (checked step by step, premises too)."""
-    # (the folding function stored in a pair: a coordinate, differentiated in premises
-    # -- let-bound or written in place, 8c copies it into the list's closure)
+    # (the folding function stored in a pair taken apart by a pattern: a coordinate,
+    # differentiated in premises -- let-bound or written in place, 8c copies it into the
+    # list's closure, and so it does when the pair is only projected, π1 gp)
     src = (ROOT / "examples" / "ho_list_foldl.pb").read_text(encoding="utf-8").replace(
         "Ω(λx. foldl (λacc. λc. acc × x + c) 0",
-        "Ω(λx. let gp = ⟨λacc. λc. acc × x + c, 1⟩ in foldl (π1 gp) 0")
+        "Ω(λx. let gp = ⟨λacc. λc. acc × x + c, 1⟩ in let ⟨g, u⟩ = gp in foldl g 0")
     assert "gp" in src
     r = pc.reduce(src, record=True)
     assert r.rule_counts.get("19m") and r.rule_counts.get("18L"), r.rule_counts

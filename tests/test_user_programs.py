@@ -471,8 +471,9 @@ def test_a_pullback_along_a_constant_function_costs_what_its_evaluation_does():
     is 0.  Rule 8Js now computes that atom first and 8Jz then drops the tangents of B's
     stages: 5,100.  Since 8c counts Ω(p) ω P D a call of p (2026-11-29), p is copied
     to the pullback, along a constant abstraction then (pbc): 37 steps.  Stored in a
-    pair (zero_factor_stored_program.txt), p stays a coordinate, and 8Js and 8Jz do
-    the work: 5,151.  The gradient is right: (0, 0)."""
+    pair taken apart by a pattern (zero_factor_stored_program.txt; a pair only
+    projected, 8c takes apart since 2026-11-30), p stays a coordinate, and 8Js and 8Jz
+    do the work: 5,148.  The gradient is right: (0, 0)."""
     g = pc.grad(_data("zero_factor_program.txt"), [0.3, 0.3], max_steps=200, record=False)
     assert list(g) == [0.0, 0.0]
     assert g.rule_counts.get("pbc") or g.rule_counts.get("3"), g.rule_counts
@@ -826,3 +827,50 @@ def test_a_pullback_along_a_constant_map_is_zero_without_its_1_form():
     r = pc.reduce("Ω(λx. let a = sin(x) in let b = a × a in b) (λz. λw. z × w) 0.5 1")
     assert "pbc" not in r.rule_counts
     assert close(float(pc.pretty(r.value)), math.sin(0.5) ** 2 * 2 * math.sin(0.5) * math.cos(0.5))
+
+
+def test_a_closure_taken_out_of_a_pair_runs_in_the_series():
+    """The thorough profile (2026-11-30, at f119d93 and 588b839): closures passed to
+    combinators three deep (iter of twice of twice), each partial application stored
+    in a pair and taken out to be applied, ``(π1 ⟨iter f, 0⟩) x``, with a derivative
+    at a function inside.  Rule 8 made the pair a coordinate, and the closure taken
+    out of it one too: each call a D-eval premise running its body forwards.  The
+    gradient took 105,827 steps against an evaluation of 4,906 (the property allows
+    20×); 8c now takes a pair the series only projects apart (each ``let r = πᵢ q``
+    becomes ``let r = aᵢ``), and copies a helper through such a pair: 7,382, and 7,358
+    with every πᵢ ⟨…⟩ written as its item."""
+    text = _data("stored_closure_pair_program.txt")
+    v = pc.call(text, [-1.1, -1.1], record=False)
+    g = pc.grad(text, [-1.1, -1.1], max_steps=2 * v.steps, record=False)
+    assert list(g) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("src, point", [
+    # a closure over the input stored beside it, taken out and applied
+    ("λ⟨x, y⟩. let twice = λf. λz. f (f z) in (π2 ⟨y, twice (λt. sin(t × x))⟩) y", [0.5, 0.7]),
+    # a helper over the inputs called inside such a closure (8c copies it through the pair)
+    ("λ⟨x1, x2⟩. let pr = λq. ⟨x1 + x2, log(1 + x1 × x1)⟩ in let iter = λf. λz. f z in "
+     "(π1 ⟨iter (λt. sin(let z = pr t in π1 z − π2 z)), 3⟩) x1", [-0.7, 0.3]),
+])
+def test_a_pair_only_projected_is_taken_apart(src, point):
+    """8c's pair case: the gradient agrees with sympy (``verify``) and costs what it
+    does with each πᵢ ⟨…⟩ written as its item, within the A-names of the pair."""
+    from pullback_calc.testing.programs import project_written_pairs
+    g = pc.grad(src, point, verify=True, record=False)
+    b = pc.grad(project_written_pairs(pc.parse(src)), point, record=False)
+    assert list(g) == pytest.approx(list(b))
+    assert g.steps <= b.steps + 10, (g.steps, b.steps)
+
+
+def test_a_pair_whose_item_is_bound_again_before_its_projection_stays_whole():
+    """``let q = ⟨x, 0⟩ in let x = sin(x) in π1 q × x``: taken apart, π1 q would
+    become the new x.  8c leaves the pair to rule 8 (``projected_only`` refuses), and
+    the gradient is sin x + x cos x."""
+    from pullback_calc.reduction.calls import projected_only
+    from pullback_calc.syntax.terms import Lam
+    lam = pc.parse("λx. let q = ⟨x, 0⟩ in let x = sin(x) in let r = π1 q in r × x")
+    assert isinstance(lam, Lam) and not projected_only(lam.body)
+    assert projected_only(pc.parse("λx. let q = ⟨x, 0⟩ in let y = sin(x) in "
+                                   "let r = π1 q in r × y").body)
+    g = pc.grad("λx. let q = ⟨x, 0⟩ in let x = sin(x) in π1 q × x", [0.5], record=False)
+    assert list(g) == pytest.approx([math.sin(0.5) + 0.5 * math.cos(0.5)])

@@ -82,6 +82,11 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
                 # runs the map's body as the pullback's let series, x called there
                 if x in fv(E.form) or not _applied_fully(r, 2, t.fun.body):
                     return False
+            elif isinstance(E, Tuple) and projected_only(t):
+                # a pair the series only projects: 8c takes it apart with x's copy
+                # (``split_pairs``), and x's uses go on where it is taken out
+                if not all(_calls_only(n, u, h) for n, u, h in _taken_out(x, t, helpers)):
+                    return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and x not in fv(E.arg)):
                 return False
@@ -90,6 +95,53 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
         helpers = _note_helper(t, helpers)
         t = t.fun.body
     return x not in fv(t)
+
+
+def _taken_out(x: str, let_: App, helpers: immutables.Map) -> list:
+    """let_ binds r to a tuple that x is an item of and that the rest only projects
+    (``projected_only``): (s, the series after it, the helpers there) for each ``let
+    s = πᵢ r`` taking x out -- where x's uses go on."""
+    items, r = let_.arg.items, let_.fun.pat.name
+    at = {i for i, a in enumerate(items, 1) if isinstance(a, Var) and a.name == x}
+    outs = []
+    helpers = _note_helper(let_, helpers)
+    t = let_.fun.body
+    while is_let(t) and r in fv(t):
+        F = t.arg
+        if r in fv(F) and F.index in at:
+            s = t.fun.pat
+            outs.append((s.name, t.fun.body, _note_helper(t, helpers)) if isinstance(s, Var)
+                        else (x, Var(x), helpers))  # (a pattern: a use that is no call)
+        if r in pattern_vars(t.fun.pat):
+            break
+        helpers = _note_helper(t, helpers)
+        t = t.fun.body
+    return outs
+
+
+def split_pairs(x: str, t: Term) -> Term:
+    """The series t with each pair holding x that it only projects taken apart
+    (``projected_only``): 8c copying an abstraction to x's uses, one of them an
+    item of such a pair, would leave an abstraction in the tuple, which A-name
+    would name again, and 8c copy again, for ever."""
+    path: list = []
+    changed, series = False, t
+    while is_let(t) and x in fv(t):
+        E = t.arg
+        if isinstance(E, Tuple) and any(isinstance(a, Var) and a.name == x for a in E.items) \
+                and projected_only(t):
+            t, changed = items_projected(t), True
+            continue
+        path.append(t)
+        if x in pattern_vars(t.fun.pat):
+            t = t.fun.body
+            break
+        t = t.fun.body
+    if not changed:
+        return series
+    for let_ in reversed(path):
+        t = App(Lam(let_.fun.pat, t, let_.fun.ann, let_.fun.pos), let_.arg, let_.pos)
+    return t
 
 
 def _bound_by_call(lam: Lam, r: str, t: Term, helpers: immutables.Map) -> immutables.Map:
@@ -167,6 +219,10 @@ def _applied_fully(r: Term, k: int, t: Term) -> bool:
             elif isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x \
                     and x not in fv(E.arg):
                 if not _applied_fully(s, k - 1, t.fun.body):
+                    return False
+            elif isinstance(E, Tuple) and projected_only(t):  # (taken out where applied)
+                if not all(_applied_fully(Var(n), k, u) for n, u, _ in
+                           _taken_out(x, t, _NO_HELPERS)):
                     return False
             else:
                 return False
@@ -429,3 +485,52 @@ def _applies_helpers_only(lam: Lam, helpers: immutables.Map, known: Optional[str
             bound = bound | frozenset(pattern_vars(u.pat))
         stack.extend((c, bound) for c in subterm_kids(u))
     return True
+
+
+def projected_only(let_: App) -> bool:
+    """Does 8c take let q = ⟨a₁, …, aₙ⟩ in L apart, because L uses q only as
+    ``let r = πᵢ q`` (and binds no variable of the aᵢ again before such a use)?
+    Substituted, each projection is rule 2's πᵢ⟨a₁, …, aₙ⟩ → aᵢ, and ``let r =
+    aᵢ`` binds an atom: a constant or an alias, which 8c substitutes in turn.
+    Rule 8 would make q a coordinate, and r -- a closure taken out of a pair and
+    applied, ``(π1 ⟨twice f, 0⟩) x`` -- one too: each call of r a D-eval
+    premise that runs r's body forwards for its tangent, where the closure
+    written in place runs in the series (the thorough profile, 2026-11-30:
+    105,827 steps against 41,134)."""
+    V, q = let_.arg, let_.fun.pat
+    if not isinstance(q, Var) or not isinstance(V, Tuple):
+        return False
+    x, items_fv = q.name, fv(V)
+    t = let_.fun.body
+    while is_let(t):
+        if x not in fv(t):
+            return True
+        E = t.arg
+        if x in fv(E) and not (isinstance(E, Proj) and isinstance(E.arg, Var)
+                               and 1 <= E.index <= len(V.items)):
+            return False
+        bound = pattern_vars(t.fun.pat)
+        if x in bound:
+            return True
+        if any(n in items_fv for n in bound) and x in fv(t.fun.body):
+            return False  # (an item's variable rebound before a use: aᵢ would be captured)
+        t = t.fun.body
+    return x not in fv(t)
+
+
+def items_projected(let_: App) -> Term:
+    """L of ``projected_only``'s let with each ``let r = πᵢ q`` made ``let r = aᵢ``:
+    the lets down to q's last use rebuilt, the rest of the series shared."""
+    items, x = let_.arg.items, let_.fun.pat.name
+    path: list = []
+    t = let_.fun.body
+    while is_let(t) and x in fv(t):
+        E = t.arg
+        path.append((t, items[E.index - 1] if x in fv(E) else E))
+        if x in pattern_vars(t.fun.pat):
+            t = t.fun.body
+            break
+        t = t.fun.body
+    for let_i, E in reversed(path):
+        t = App(Lam(let_i.fun.pat, t, let_i.fun.ann, let_i.fun.pos), E, let_i.pos)
+    return t

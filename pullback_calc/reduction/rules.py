@@ -27,7 +27,7 @@ from ..syntax.terms import (ANF, DEAD, DEAD_K, GROUND, GROUND_K, NF, UNREAD, UNR
 from . import linear
 from .linear import is_zero
 from .env import Env, PatVars
-from .calls import inlined_at_calls
+from .calls import inlined_at_calls, items_projected, projected_only, split_pairs
 from .spine import ensure_spine_unique
 
 
@@ -586,7 +586,9 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     """(8c) Ω(λp. let q = V in L) ω → Ω(λp. L[V/q]) ω  when V is a closed
     abstraction or a numeral -- a constant (an atom of A-normal forms) -- or
     a value used once (``inlined_once``), or a helper used only by calls
-    (``inlined_at_calls``): β_v under the λ.  β_v of a value copies no work: a
+    (``inlined_at_calls``): β_v under the λ.  A tuple that L only projects,
+    ``let r = πᵢ q`` (``projected_only``), is substituted with rule 2 at each
+    projection: ``let r = aᵢ``.  β_v of a value copies no work: a
     constant costs nothing to copy, a value bound to a variable that occurs
     at most once in L, wherever, is moved, not copied (it is a value: nothing
     of it is evaluated before it is used), a helper copied to its calls is
@@ -602,6 +604,11 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     (papers/calculus.md §9, church-cons)."""
     lam = t.fun
     let_ = lam.body
+    if isinstance(let_.arg, Tuple) and projected_only(let_):
+        out = Lam(lam.pat, items_projected(let_), lam.ann)
+        if not any(isinstance(a, Lam) for a in let_.arg.items):
+            out._flags |= lam._flags & SPINE  # (no binder comes: see below)
+        return Pullback(out, t.form)
     images = bind_pattern(let_.fun.pat, let_.arg)
     rest = let_.fun.body
     if _constant_let(let_):
@@ -635,6 +642,8 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
             else:
                 break
             rest = r.fun.body
+    if isinstance(let_.arg, Lam) and fv(let_.arg) and isinstance(let_.fun.pat, Var):
+        rest = split_pairs(let_.fun.pat.name, rest)  # (a helper copied to its calls)
     body = subst(rest, images)
     out = Lam(lam.pat, body, lam.ann)
     if not any(isinstance(v, Lam) for v in images.values()):
@@ -1946,7 +1955,7 @@ def classify_pullback(t: Pullback) -> Optional[str]:
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
         if _constant_let(b) or inlined_once(b) or dead_let(b) \
-                or inlined_at_calls(b):
+                or inlined_at_calls(b) or projected_only(b):
             return "8c"
         if isinstance(b.arg, Lam) and _floatable(b.arg) is not None:
             return "8f"

@@ -57,10 +57,12 @@ SWEEP = [
         "(λacc. λc. acc × x + c) 0 (λc. λn. " + "".join(f"c ({v}) (" for v in xs) + "n"
         + ")" * len(xs) + ")) (λz. λw. w) 0.5 1")),
     # 8f: a let-bound helper that computes with the variable it captures, passed on
-    # (a helper used only by calls is copied to them by 8c)
+    # (a helper used only by calls is copied to them by 8c, through a pair only
+    # projected too: this one is taken apart by a pattern)
     st.tuples(st.sampled_from(("sin(x)", "cos(x)", "exp(tanh(x))", "sin(x) × 2")),
               st.integers(-3, 3)).map(lambda fk: pc.parse(
-                  f"Ω(λx. let h = λs. {fk[0]} × s in π1 ⟨h, 0⟩ ({fk[1]})) (λz. λw. w) 0.5 1")),
+                  f"Ω(λx. let h = λs. {fk[0]} × s in let ⟨g, o⟩ = ⟨h, 0⟩ in g ({fk[1]})) "
+                  "(λz. λw. w) 0.5 1")),
     # 8Js, 8Jz: a pullback along a constant function whose 1-form's coefficient is a
     # derivative (the covector λdy. B × J(λy. p y)·dy u, its atom 0 at the point)
     programs(2, depth=1, want=("Ω-constant",)).map(lambda p: pc.parse(

@@ -385,7 +385,8 @@ def node_rules(t: Term, forward: bool = False) -> set:
                     "7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
                     or isinstance(b.arg, Var) and isinstance(b.fun.pat, Var)
-                    or moved_once(b) or dead_value(b) or used_by_calls(b) else
+                    or moved_once(b) or dead_value(b) or used_by_calls(b)
+                    or only_projected(b) else
                     "8f" if isinstance(b.arg, Lam) and floats_out(b.arg) else
                     "8h" if defined_operation(b.arg) else "8")
     return out
@@ -544,6 +545,11 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                         x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
                         and _only_called(r.name, t.fun.body, helpers)):
                     return False
+            elif isinstance(E, Tuple) and only_projected(t):
+                # a pair only projected: 8c takes it apart as it copies q
+                if not all(isinstance(s, Var) and _only_called(s.name, u, h)
+                           for s, u, h in _projections_of(x, t, helpers)):
+                    return False
             elif isinstance(E, Pullback) and (E.fun == Var(x) or isinstance(E.fun, Lam)
                                               and _calls_in_body(x, E.fun, helpers)):
                 # Ω(q) ω, Ω(λy. … q …) ω: rule pb runs the map's body where the
@@ -585,12 +591,36 @@ def _applied(r, k: int, t: Term) -> bool:
             elif isinstance(E, App) and E.fun == r and not _free_count(r.name, E.arg):
                 if not _applied(q, k - 1, t.fun.body):
                     return False
+            elif isinstance(E, Tuple) and only_projected(t):
+                if not all(_applied(s, k, u) for s, u, _ in _projections_of(r.name, t, {})):
+                    return False
             else:
                 return False
         if r.name in pattern_vars(q):
             return True
         t = t.fun.body
     return not _free_count(r.name, t)
+
+
+def _projections_of(x: str, let_, helpers: dict) -> list:
+    """let_ binds a tuple holding x as an item, only projected: (s, the rest, the
+    helpers there) for each let s = πᵢ of it at one of x's places (s a pattern: a
+    use that is no call, Num 1 standing for it)."""
+    places = [i for i, a in enumerate(let_.arg.items, 1) if a == Var(x)]
+    name, out = let_.fun.pat.name, []
+    helpers = _remember(let_.fun.pat, let_.arg, helpers)
+    t = let_.fun.body
+    while is_let(t):
+        E = t.arg
+        if isinstance(E, Proj) and E.arg == Var(name) and E.index in places:
+            s = t.fun.pat
+            out.append((s, t.fun.body, _remember(s, E, helpers)) if isinstance(s, Var)
+                       else (Num(1.0), Var(x), helpers))
+        if name in pattern_vars(t.fun.pat):
+            break
+        helpers = _remember(t.fun.pat, E, helpers)
+        t = t.fun.body
+    return out
 
 
 def _remember(r, E, helpers: dict) -> dict:
@@ -879,6 +909,28 @@ def moved_once(let_) -> bool:
             return isinstance(V, Var) or not at_operand
         if x in pattern_vars(t.fun.pat):
             return True
+        t = t.fun.body
+    return not _free_count(x, t)
+
+
+def only_projected(let_) -> bool:
+    """8c's tuple case, restated from §5.7 (independently of rules.projected_only):
+    V a tuple, each free occurrence of q in the rest of the series, until a let
+    binds it again, the whole bound term πᵢ q of a let, and no let before the last
+    one binding a name free in V."""
+    V, q = let_.arg, let_.fun.pat
+    if not isinstance(q, Var) or not isinstance(V, Tuple):
+        return False
+    x, t, captured = q.name, let_.fun.body, False
+    while is_let(t):
+        E = t.arg
+        n = _free_count(x, E)
+        if n and (captured or not (isinstance(E, Proj) and E.arg == q
+                                   and E.index <= len(V.items))):
+            return False
+        if x in pattern_vars(t.fun.pat):
+            return True
+        captured = captured or bool(set(pattern_vars(t.fun.pat)) & _free_names(V))
         t = t.fun.body
     return not _free_count(x, t)
 

@@ -874,3 +874,50 @@ def test_a_pair_whose_item_is_bound_again_before_its_projection_stays_whole():
                                    "let r = π1 q in r × y").body)
     g = pc.grad("λx. let q = ⟨x, 0⟩ in let x = sin(x) in π1 q × x", [0.5], record=False)
     assert list(g) == pytest.approx([math.sin(0.5) + 0.5 * math.cos(0.5)])
+
+
+def test_a_helper_called_in_a_jacobians_map_costs_what_it_does_in_place():
+    """The thorough profile (2026-11-30, at 588b839): a helper over x1 (a fold, its
+    parameters ignored) called in the 1-form of a pullback inside J(λy. …)·1 in
+    another helper's body.  8c's call analysis read the map of a pullback as where
+    its calls run, not the map of a Jacobian, and left the helper a coordinate: 1,323
+    steps against 328 with the helpers written in place (the property allows 2.5 ×
+    328 + 300 = 1,120).  Forward mode runs J(λy. S)·v's body where it is applied, so a
+    call there is one: 353."""
+    text = _data("jacobian_helper_form_program.txt")
+    from pullback_calc.testing.programs import inline_helpers
+    b = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
+    a = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(1.2 * b.steps), record=False)
+    assert list(a.row) == list(b.row)
+
+
+@pytest.mark.parametrize("src, point", [
+    # J(λy. h y)·v applied, in the program's body and in a helper's
+    ("λ⟨x1, x2⟩. let h = λm. sin(m × x1) × cos(m + x2) in (J(λy. h y)·(x2)) (x1 × x2)",
+     [0.3, 0.7]),
+    ("λ⟨x1, x2⟩. let h = λm. sin(m × x1) × cos(m + x2) in "
+     "let g = λa. (J(λy. h y)·(1)) (a × x2) in g (x1)", [0.3, 0.7]),
+])
+def test_a_helper_called_in_a_jacobians_map_is_copied_there(src, point):
+    """8c copies h into J(λy. h y)·v (the gradient agrees with sympy, ``verify``, and
+    costs what it does with h written in place)."""
+    from pullback_calc.testing.programs import inline_helpers
+    g = pc.grad(src, point, verify=True, record=False)
+    b = pc.grad(inline_helpers(pc.parse(src)), point, record=False)
+    assert list(g) == pytest.approx(list(b))
+    assert g.steps <= b.steps + 10, (g.steps, b.steps)
+
+
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9): derivatives nested "
+                          "six deep inside a function direction")
+def test_derivatives_nested_in_a_function_direction_cost_what_their_evaluation_does():
+    """The thorough profile (2026-11-30, at 588b839): Ω(λg. chain(g x1)) at a function,
+    along a function whose body pulls back along a 1-form holding grad1 (grad1 …) of a
+    chain, over a composition of closures that hold grad1 (grad1 …) of chains
+    themselves (stored in pairs).  The evaluation takes 2,891 steps; the gradient
+    runs out of 3,000,000 (the property allows 20×).  Not yet diagnosed: the same at
+    588b839 and now."""
+    text = _data("nested_order_blowup_program.txt")
+    v = pc.call(text, [0.3, 0.3], record=False)
+    pc.grad(text, [0.3, 0.3], max_steps=20 * v.steps, record=False)

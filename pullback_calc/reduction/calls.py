@@ -15,8 +15,8 @@ import immutables
 
 from ..areduction.anf import calls_unknown
 from ..syntax.subst import fv
-from ..syntax.terms import (App, Lam, Proj, Pullback, Term, Tuple, Var, is_let, pattern_vars,
-                            subterm_kids)
+from ..syntax.terms import (App, Jac, Lam, Proj, Pullback, Term, Tuple, Var, is_let,
+                            pattern_vars, subterm_kids)
 
 
 def inlined_at_calls(let_: App) -> bool:
@@ -81,6 +81,11 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
                 # Ω(x) ω or Ω(λy. … x …) ω applied at a point and a direction: rule pb
                 # runs the map's body as the pullback's let series, x called there
                 if x in fv(E.form) or not _applied_fully(r, 2, t.fun.body):
+                    return False
+            elif isinstance(E, Jac) and _direct_calls(x, E.lam, helpers):
+                # J(λy. … x …)·v applied at a point: forward mode runs the map's body
+                # there, x called in it
+                if x in fv(E.along) or not _applied_fully(r, 1, t.fun.body):
                     return False
             elif isinstance(E, Tuple) and projected_only(t):
                 # a pair the series only projects: 8c takes it apart with x's copy
@@ -352,12 +357,13 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
-        if isinstance(u, Pullback):
+        if isinstance(u, (Pullback, Jac)):
             # Ω(x) ω, Ω(λt. … x …) ω: the map's body is the pullback's let series, run
             # where the pullback is applied at a point (grad1 = λf. λz. Ω(f) ω z 1); and
-            # rule pb applies the 1-form ω to the map's value, so a call in it is one too
+            # rule pb applies the 1-form ω to the map's value, so a call in it is one too.
+            # J(λt. … x …)·v: forward mode runs the map's body where it is applied
             read += 1
-            for c in (u.fun, u.form):
+            for c in u.children():
                 if x in fv(c) and not (isinstance(c, Var) and c.name == x
                                        or isinstance(c, Lam) and _calls_in(x, c, helpers)):
                     stack.append(c)  # (walked on: a λ reached so is no call)

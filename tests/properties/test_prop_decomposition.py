@@ -545,6 +545,10 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                         x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
                         and _only_called(r.name, t.fun.body, helpers)):
                     return False
+            elif isinstance(E, Jac) and _calls_in_body(x, E.lam, helpers):
+                # J(λy. … q …)·v: forward mode runs the map's body where it is applied
+                if _free_count(x, E.along) or not _applied(r, 1, t.fun.body):
+                    return False
             elif isinstance(E, Tuple) and only_projected(t):
                 # a pair only projected: 8c takes it apart as it copies q
                 if not all(isinstance(s, Var) and _only_called(s.name, u, h)
@@ -720,10 +724,11 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
             return x in pattern_vars(u.pat) or go(u.body, True)
         if isinstance(u, App) and isinstance(u.fun, Var) and u.fun.name == x:
             return go(u.arg)
-        if isinstance(u, Pullback):  # the map runs where it is applied, pb applies the 1-form
+        if isinstance(u, (Pullback, Jac)):  # the map runs where it is applied, pb applies
+            # the 1-form (and J(λt. S)·v runs S forwards where it is applied)
             return all(not _free_count(x, c) or isinstance(c, Var) and c.name == x
                        or (_calls_in_body(x, c, helpers) if isinstance(c, Lam) else go(c))
-                       for c in (u.fun, u.form))
+                       for c in u.children())
         if is_let(u):  # let p = E in B: B is evaluated when the let is
             if isinstance(u.arg, Lam) and _only_calls_param((u.fun, (), helpers), 0, {x}):
                 arg_ok = _calls_in_body(x, u.arg, helpers)

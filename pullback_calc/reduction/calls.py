@@ -142,10 +142,14 @@ def split_pairs(x: str, t: Term) -> Term:
             t = t.fun.body
             break
         t = t.fun.body
-    if not changed:
-        return series
-    for let_ in reversed(path):
-        t = App(Lam(let_.fun.pat, t, let_.fun.ann, let_.fun.pos), let_.arg, let_.pos)
+    return _relet([(let_, let_.arg) for let_ in path], t) if changed else series
+
+
+def _relet(path: list, t: Term) -> Term:
+    """The lets of ``path`` (each a let of a series and the term it is to bind now),
+    top first, rebuilt over the series t."""
+    for let_, E in reversed(path):
+        t = App(Lam(let_.fun.pat, t, let_.fun.ann, let_.fun.pos), E, let_.pos)
     return t
 
 
@@ -537,6 +541,4 @@ def items_projected(let_: App) -> Term:
             t = t.fun.body
             break
         t = t.fun.body
-    for let_i, E in reversed(path):
-        t = App(Lam(let_i.fun.pat, t, let_i.fun.ann, let_i.fun.pos), E, let_i.pos)
-    return t
+    return _relet(path, t)

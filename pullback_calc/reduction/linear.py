@@ -769,7 +769,7 @@ def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
             if not isinstance(a, Var):
                 cx = cx | fv(a)
     entries = list(touched.values())
-    pending = [e for e in entries if isinstance(e[1], Prim)] if settle else []
+    pending = [e for e in entries if isinstance(e[1], (Prim, Sum))] if settle else []
     if pending:  # rule 5's arithmetic: the new coefficients, reduced together
         for e, v in zip(pending, settle([e[1] for e in pending])):
             e[1] = v
@@ -787,7 +787,7 @@ def _settle(coeffs: dict, atoms: list, settle) -> None:
     """Give the touched ``atoms`` value coefficients in ``coeffs``: the ones
     that are arithmetic terms are reduced together by ``settle`` (one
     premise); zero coefficients drop their atom."""
-    pending = [a for a in atoms if isinstance(coeffs[a], Prim)] if settle else []
+    pending = [a for a in atoms if isinstance(coeffs[a], (Prim, Sum))] if settle else []
     if pending:
         for a, v in zip(pending, settle([coeffs[a] for a in pending])):
             coeffs[a] = v
@@ -818,8 +818,8 @@ def share(coefficients: list) -> tuple[list, list]:
     once its point is known, it would take a step per path: exponentially
     many for a derivative of a chain whose stages read their input twice,
     differentiated again (issue 26)."""
-    if len(coefficients) == 1 and not (isinstance(coefficients[0], Prim) and any(
-            isinstance(a, Prim) for a in coefficients[0].args)):
+    if len(coefficients) == 1 and not (isinstance(coefficients[0], (Prim, Sum)) and any(
+            isinstance(a, (Prim, Sum)) for a in coefficients[0].children())):
         return [], list(coefficients)  # one operation (or none): nothing to share
     keys = _structural_keys(coefficients)
     uses: dict = {}
@@ -827,7 +827,7 @@ def share(coefficients: list) -> tuple[list, list]:
     stack = [(c, False) for c in reversed(coefficients)]
     while stack:
         u, done = stack.pop()
-        if not isinstance(u, Prim):
+        if not isinstance(u, (Prim, Sum)):
             continue
         if done:
             order.append(u)
@@ -837,13 +837,13 @@ def share(coefficients: list) -> tuple[list, list]:
         uses[k] = n + 1
         if n == 0:  # first visit: count the children's uses once per distinct node
             stack.append((u, True))
-            stack.extend((a, False) for a in reversed(u.args))
+            stack.extend((a, False) for a in reversed(u.children()))
     names: dict = {}
     bindings: list = []
     for u in order:  # children first: _rebuild finds their names
         k = keys[id(u)]
         if uses[k] > 1 and k not in names:
-            bound = Prim(u.op, tuple(_rebuild(a, names, keys) for a in u.args), u.pos)
+            bound = remake(u, [_rebuild(a, names, keys) for a in u.children()])
             x = Var(fresh("k"))
             bindings.append((x, bound))
             names[k] = x
@@ -926,13 +926,16 @@ def _structural_keys(roots: list) -> dict:
     stack = [(c, False) for c in roots]
     while stack:
         u, done = stack.pop()
-        if not isinstance(u, Prim) or id(u) in memo:
+        if not isinstance(u, (Prim, Sum)) or id(u) in memo:
             continue
+        kids = u.children()
         if not done:
             stack.append((u, True))
-            stack.extend((a, False) for a in u.args if isinstance(a, Prim) and id(a) not in memo)
+            stack.extend((a, False) for a in kids if isinstance(a, (Prim, Sum))
+                         and id(a) not in memo)
             continue
-        sig = (u.op, tuple(memo[id(a)] if isinstance(a, Prim) else a for a in u.args))
+        op = u.op if isinstance(u, Prim) else "⊕"
+        sig = (op, tuple(memo[id(a)] if isinstance(a, (Prim, Sum)) else a for a in kids))
         memo[id(u)] = table.setdefault(sig, len(table))
     return memo
 
@@ -944,7 +947,7 @@ def _rebuild(u: Term, names: dict, keys: dict) -> Term:
     (deep.bottom_up_shared), not once per path.  ``names``: the name of each
     named operation, by its key in ``keys`` (``_structural_keys``)."""
     def named(v: Term):
-        if not isinstance(v, (Prim, Tuple)):
+        if not isinstance(v, (Prim, Sum, Tuple)):
             return None, v
         x = names.get(keys.get(id(v)))
         return (None, x) if x is not None else (v.children(), v)

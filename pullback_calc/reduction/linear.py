@@ -785,8 +785,9 @@ def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
 
 def _settle(coeffs: dict, atoms: list, settle) -> None:
     """Give the touched ``atoms`` value coefficients in ``coeffs``: the ones
-    that are arithmetic terms are reduced together by ``settle`` (one
-    premise); zero coefficients drop their atom."""
+    that are arithmetic terms or formal sums are reduced together by ``settle``
+    (one premise; a sum left as built was reduced later as a tree, a step per
+    path of its graph); zero coefficients drop their atom."""
     pending = [a for a in atoms if isinstance(coeffs[a], (Prim, Sum))] if settle else []
     if pending:
         for a, v in zip(pending, settle([coeffs[a] for a in pending])):
@@ -799,8 +800,9 @@ def _settle(coeffs: dict, atoms: list, settle) -> None:
 def share(coefficients: list) -> tuple[list, list]:
     """The coefficient terms as one term that computes every operation once:
     ``let k₁ = e₁ in … let kₘ = eₘ in ⟨c₁, …, cₙ⟩``, where the eᵢ are the
-    compound sub-terms (operations) that occur more than once among the
-    coefficients -- shared as one node
+    compound sub-terms (operations, and formal sums: at an open point a
+    coefficient can be a tangent in an outer direction, A ⊕ A′ read by two
+    summands) that occur more than once among the coefficients -- shared as one node
     by the composition (a scalar k distributed over a nested combination is the
     same term in every product it enters) or equal -- each named once, children
     before parents.  Returns (the bindings, the tuple) for the caller to build
@@ -914,7 +916,7 @@ def share_graph(u: Term) -> Term:
 
 def _structural_keys(roots: list) -> dict:
     """How ``share`` tells operations apart: equal trees are one computation,
-    whether or not they are one node.  Each distinct operation node of the
+    whether or not they are one node.  Each distinct operation or sum node of the
     graph (by ``id``) gets a small integer, children first -- equal for equal
     operators on equal arguments (operations by their integers, other leaves
     by their own, cheap, equality) -- so that comparing two costs their arity.

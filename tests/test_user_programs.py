@@ -923,6 +923,23 @@ def test_derivatives_nested_in_a_function_direction_cost_what_their_evaluation_d
     assert list(g) == pc.jacobian(text, [0.3, 0.3], method="forward")[0]
 
 
+def test_a_helper_called_in_a_let_bound_one_form_is_copied_to_its_calls():
+    """The property's search (2026-11-30): h15 (a pair taken apart, over a second
+    derivative) is called only in h21's body, in a map bound by a let there and at its
+    point; h21 is called in the series and in a 1-form, which A-reduction names by a
+    let, ``let fn = λz. λw. h21 x1 × w in let pb = Ω(λy. 2) fn``.  Rule pb applies the
+    1-form once, where the pullback is applied at a point and a direction, so h21's
+    call there is a call: 8c copies h15 into h21 and h21 to its calls.  The row took
+    5,270 steps with h15 a coordinate, against 1,494 with the helpers written in
+    place; now 1,516."""
+    from pullback_calc.testing.programs import inline_helpers
+    text = _data("helper_in_a_one_form_program.txt")
+    b = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.9, -0.7], 0, record=False)
+    a = pc.jacobian_row(text, [0.9, -0.7], 0, record=False)
+    assert list(a.row) == pytest.approx(list(b.row), rel=1e-12)
+    assert a.steps <= b.steps + 50, (a.steps, b.steps)
+
+
 def test_a_closure_iterated_in_a_function_direction_costs_linear_work_in_the_iterations():
     """The shape the program above comes down to: a function direction whose 1-form
     pulls back along a closure iterated k times (a Church numeral), each stage reading

@@ -54,10 +54,15 @@ class Helper(NamedTuple):
 _NO_HELPERS: immutables.Map = immutables.Map()
 
 
-def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool:
+def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None,
+                inner: bool = False) -> bool:
     """Is every use of x in the series t a call (``inlined_at_calls``), or the
     argument of a call of a helper the series binds (``_passed_to_caller``)?
-    ``known``: the helpers bound before t."""
+    ``known``: the helpers bound before t.  ``inner``: x is an abstraction that a
+    helper's copy goes into (its body calls the helper), not the helper itself --
+    it may be the 1-form of a pullback applied at a point and a direction, which
+    rule pb applies once, there; a helper itself is not copied there (the 1-form
+    of a series' pullback is a name, A-name would name the copy again)."""
     helpers = _NO_HELPERS if known is None else known  # name -> Helper
     while is_let(t) and x in fv(t):
         E = t.arg
@@ -67,20 +72,22 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
                     t.fun.pat, _binders_after(helpers[E.fun.name], 1), t.fun.body):
                 pass
             elif isinstance(E, Var):
-                if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body, helpers):
+                if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body, helpers,
+                                                             inner):
                     return False
             elif isinstance(E, Lam):
                 if not isinstance(r, Var) or not (
                         _direct_calls(x, E, helpers)
                         or _direct_calls(x, E, _bound_by_call(E, r.name, t.fun.body, helpers))) \
-                        or not _calls_only(r.name, t.fun.body, helpers):
+                        or not _calls_only(r.name, t.fun.body, helpers, True):
                     return False
-            elif isinstance(E, Pullback) and (
-                    isinstance(E.fun, Var) and E.fun.name == x
-                    or isinstance(E.fun, Lam) and _direct_calls(x, E.fun, helpers)):
+            elif isinstance(E, Pullback) and _runs(x, E.fun, helpers) and (
+                    x not in fv(E.form) or inner and _runs(x, E.form, helpers)):
                 # Ω(x) ω or Ω(λy. … x …) ω applied at a point and a direction: rule pb
-                # runs the map's body as the pullback's let series, x called there
-                if x in fv(E.form) or not _applied_fully(r, 2, t.fun.body):
+                # runs the map's body as the pullback's let series, x called there; and
+                # it applies the 1-form to the map's value: Ω(S) x, Ω(S) (λz. λw. … x …)
+                # call x there (a 1-form bound by a let: its body calls helpers)
+                if not _applied_fully(r, 2, t.fun.body):
                     return False
             elif isinstance(E, Jac) and _direct_calls(x, E.lam, helpers):
                 # J(λy. … x …)·v applied at a point: forward mode runs the map's body
@@ -90,7 +97,7 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
             elif isinstance(E, Tuple) and projected_only(t):
                 # a pair the series only projects: 8c takes it apart with x's copy
                 # (``split_pairs``), and x's uses go on where it is taken out
-                if not all(_calls_only(n, u, h) for n, u, h in _taken_out(x, t, helpers)):
+                if not all(_calls_only(n, u, h, inner) for n, u, h in _taken_out(x, t, helpers)):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and x not in fv(E.arg)):
@@ -100,6 +107,15 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None) -> bool
         helpers = _note_helper(t, helpers)
         t = t.fun.body
     return x not in fv(t)
+
+
+def _runs(x: str, S: Term, helpers: immutables.Map) -> bool:
+    """Does a part of a pullback Ω(S) ω applied at a point and a direction (its map
+    or its 1-form) only call x: x itself, an abstraction whose body only calls x, or
+    no use of x?"""
+    if x not in fv(S):
+        return True
+    return isinstance(S, Var) or isinstance(S, Lam) and _direct_calls(x, S, helpers)
 
 
 def _taken_out(x: str, let_: App, helpers: immutables.Map) -> list:

@@ -124,6 +124,7 @@ class _Builder:
         self.library: set[str] = set()
         self.budget = 40                   # nodes of real expressions, at most
         self.alts: list[tuple[str, str]] = []  # (constant-map pullback, its yardstick)
+        self.iterated: list[str] = []  # the iterated directions drawn (a property varies them)
 
     # ---- small draws ------------------------------------------------------------------
     def pick(self, seq):
@@ -458,11 +459,10 @@ class _Builder:
         """A pullback (or an applied Jacobian) inside the differentiated body: its
         function, 1-form, point and tangent may all mention the outer variables."""
         y = self.fresh("y")
-        body = self.real([y] + scope, depth, funs)
-        point = self.real(scope, depth, funs)
         k = self.pick(("Ω", "Ω", "Ω-let", "J", "J"))
         if k == "J":
             self.features.add("J-applied")
+            point = self.real(scope, depth, funs)
             along = self.leaf(scope)
             if self.chance(2):  # linear in the outer variables: rule 13's product rule,
                 # the direction often the same outer variable (both of its summands live)
@@ -471,7 +471,11 @@ class _Builder:
                     # tangent premise a stage that reads no binder of the map (8Jc)
                     coeff = f"sin({coeff})" if self.chance(2) else f"({coeff} × 0.5)"
                 body = f"{coeff} × ({self.real([y], depth, funs)})"
+            else:  # (drawn only when used: a shape drawn and dropped left its feature noted)
+                body = self.real([y] + scope, depth, funs)
             return f"(J(λ{y}. {body})·({along})) ({point})"
+        body = self.real([y] + scope, depth, funs)
+        point = self.real(scope, depth, funs)
         self.features.add("nested-Ω")
         z, w = self.fresh("z"), self.fresh("w")
         coeff = self.real([z] + scope, 1, funs) if self.chance(2) else "1"
@@ -496,13 +500,33 @@ class _Builder:
         known code once h is copied (the thorough profile, 2026-11-29: under a nested
         derivative, h as a coordinate took 2,811 steps against 604 written in place)."""
         self.features.update(("Ω-let-helper", "Ω-let-bound", "nested-Ω"))
-        h = self.helper(scope)
+        in_form = self.chance(2)
+        h = self.derivative_helper(scope) if in_form and self.chance(2) else self.helper(scope)
         a, y, p, z, w, g = (self.fresh(s) for s in ("a", "y", "p", "z", "w", "h"))
         body = (f"(let {p} = λ{y}. {self._call_of(h, y, [a] + scope)} in "
                 f"Ω({p}) (λ{z}. λ{w}. {w}) ({self._call_of(h, a, [a] + scope)}) (1))")
         self.lets.append(f"let {g} = λ{a}. {body} in")
         self.helpers[g] = ("curried", 1)
+        if in_form:
+            # called in the 1-form of a pullback applied at a point and a direction (a
+            # let-bound 1-form once A-named): rule pb applies it there, so g's and h's
+            # uses are calls (the property's search, 2026-11-30: h a coordinate, 5,270
+            # steps against 1,494 written in place)
+            y2, z2, w2 = self.fresh("y"), self.fresh("z"), self.fresh("w")
+            return (f"Ω(λ{y2}. {self.real([y2], 1)}) (λ{z2}. λ{w2}. ({g} ({self.leaf(scope)}))"
+                    f" × {w2}) ({self.leaf(scope)}) ({self.numeral()})")
         return f"{g} ({self.leaf(scope)})"
+
+    def derivative_helper(self, scope: list) -> str:
+        """A helper ℝ → ℝ whose body is a second derivative of a chain over its argument
+        (a copy of it costs nothing, a coordinate of it a premise per use)."""
+        if "grad1" not in self.library:
+            self.use("grad1")
+        v, u, h = self.fresh("v"), self.fresh("u"), self.fresh("h")
+        chain = self.reuse([u, v] + scope, 1, (), 4, f"sin({u} × {u}) + {v}")
+        self.lets.append(f"let {h} = λ{v}. grad1 (grad1 (λ{u}. {chain})) ({v}) in")
+        self.helpers[h] = ("curried", 1)
+        return h
 
     def omega_helper(self, scope: list) -> str:
         """A pullback in the program's body whose map calls a helper, ``Ω(λy. h y) ω P
@@ -638,7 +662,9 @@ class _Builder:
         h, m, e = self.fresh("h"), self.fresh("m"), self.fresh("e")
         pb = (f"Ω(λ{h}. {h} (grad1 (grad1 (λ{u}. {chain})) ({self.numeral()}))) (λz. λw. w) "
               f"(λ{m}. {self.leaf(scope)}) (λ{m}. {it} (λ{e}. sin({mk} {e} {e})) {m})")
-        return f"(λ{t}. Ω(λ{y}. {y}) (λ{z}. λ{w}. ({pb}) × {w}) {t} 1)"
+        out = f"(λ{t}. Ω(λ{y}. {y}) (λ{z}. λ{w}. ({pb}) × {w}) {t} 1)"
+        self.iterated.append(out)
+        return out
 
     def chain_argument(self, scope: list, g: str) -> str:
         """The argument of g in a function input's body: a chain whose
@@ -669,6 +695,9 @@ class _Builder:
     # ---- the program -----------------------------------------------------------------------
     def program(self, m: int = 1) -> str:
         body = self.real(list(self.inputs), self.depth)
+        if self.iterated and not any(d in body or any(d in x for x in self.lets)
+                                     for d in self.iterated):
+            self.features.discard("iterated-direction")  # (drawn in a part left out)
         for name in self.want:  # asked-for shapes the draw left out
             if name not in self.features:
                 body = f"({body}) + ({self.shape(name)})"

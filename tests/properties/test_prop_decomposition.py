@@ -526,7 +526,9 @@ def used_by_calls(let_) -> bool:
     return _only_called(q.name, let_.fun.body, {})
 
 
-def _only_called(x: str, t: Term, helpers: dict) -> bool:
+def _only_called(x: str, t: Term, helpers: dict, inner: bool = False) -> bool:
+    # (inner: x is an abstraction a helper's copy goes into; it may be a pullback's
+    # 1-form, the helper itself may not)
     helpers = dict(helpers)  # name -> (abstraction, its arguments' helpers, its scope)
     while is_let(t):
         E, r = t.arg, t.fun.pat
@@ -538,12 +540,12 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                     and _applied(r, _binders_left(helpers[E.fun.name], 1), t.fun.body)):
                 pass  # (and the call runs: a partial application the output runs nothing)
             elif isinstance(E, Var):
-                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers)):
+                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers, inner)):
                     return False
             elif isinstance(E, Lam):
                 if not (isinstance(r, Var) and (_calls_in_body(x, E, helpers) or _calls_in_body(
                         x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
-                        and _only_called(r.name, t.fun.body, helpers)):
+                        and _only_called(r.name, t.fun.body, helpers, True)):
                     return False
             elif isinstance(E, Jac) and _calls_in_body(x, E.lam, helpers):
                 # J(λy. … q …)·v: forward mode runs the map's body where it is applied
@@ -551,14 +553,17 @@ def _only_called(x: str, t: Term, helpers: dict) -> bool:
                     return False
             elif isinstance(E, Tuple) and only_projected(t):
                 # a pair only projected: 8c takes it apart as it copies q
-                if not all(isinstance(s, Var) and _only_called(s.name, u, h)
+                if not all(isinstance(s, Var) and _only_called(s.name, u, h, inner)
                            for s, u, h in _projections_of(x, t, helpers)):
                     return False
-            elif isinstance(E, Pullback) and (E.fun == Var(x) or isinstance(E.fun, Lam)
-                                              and _calls_in_body(x, E.fun, helpers)):
+            elif isinstance(E, Pullback) and all(
+                    not _free_count(x, S) or (S is E.fun or inner) and (
+                        S == Var(x) or isinstance(S, Lam) and _calls_in_body(x, S, helpers))
+                    for S in (E.fun, E.form)):
                 # Ω(q) ω, Ω(λy. … q …) ω: rule pb runs the map's body where the
-                # pullback is applied, twice
-                if _free_count(x, E.form) or not _applied(r, 2, t.fun.body):
+                # pullback is applied, twice; Ω(S) q, Ω(S) (λz. λw. … q …): it applies
+                # the 1-form at the map's value there
+                if not _applied(r, 2, t.fun.body):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and not _free_count(x, E.arg)):

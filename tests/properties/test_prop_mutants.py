@@ -87,6 +87,11 @@ SURVIVORS: dict = {}
 #: (2026-11-29: none of the 42 with an applied Jacobian killed the mutant).
 USER_HIGHER: dict = {
     "13-drop-summand": J_APPLIED, "8Jc-first-operand": J_APPLIED,
+    # (rule 12, a Jacobian of a formal sum, in forward premises: the 500 derandomized plain
+    # programs stopped reaching it once the generator drew a J-applied body only when it
+    # keeps it, 2026-11-30; asked for, J-applied, function-input, nested-Ω and g-of-chain
+    # programs all kill it)
+    "12-drop-summand": J_APPLIED,
     # (a foldl whose folding function captures an input, Horner's rule: D-eval on the
     # folding function's lazy tangent in the list's premise)
     "19m-drop-argument": (user.programs(2, want=("foldl",)),

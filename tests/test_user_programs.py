@@ -593,24 +593,50 @@ def test_forward_mode_through_a_derivative_multiplied_by_zero_costs_what_reverse
     assert jv.tangent == 0.0 and list(g) == [0.0]
 
 
-@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
-                   reason="known limitation (papers/calculus.md §5.7): 8c's call analysis "
-                          "does not follow a list applied to map's closure in a helper's body")
 def test_a_helper_called_in_map_over_a_list_in_a_helpers_body_costs_what_it_does_in_place():
     """The thorough profile (2026-11-29, at e465e68): h23 = λa3. sum (map (λm. … mul_110 1
     …) (λf. λd. f 1 (f 1 d))) -- map written in h23's body over a list written there,
     its function calling the helper mul_110 (which calls mul_112, over x1).  8c would
     copy mul_110 to its call only if it saw that the list calls map's folding closure,
     and the list is bound to map's λl by an application the analysis does not follow:
-    mul_110 and mul_112 stay coordinates, 611 steps against 119 with the helpers written
-    in place (the property allows 2.5 × 119 + 300 = 597).  The code before this session
-    takes the same 611."""
+    mul_110 and mul_112 stayed coordinates, 611 steps against 119 with the helpers written
+    in place (the property allows 2.5 × 119 + 300 = 597).  8c now binds the λl that
+    map's copy ends in to the list it is applied to (``_applied_binder``): 323 steps,
+    mul_110 and mul_112 copied to their calls (map's partial application and the list
+    stay coordinates: taking a list written in place as the binder's helper in
+    ``_bound_by_call`` gives 201, but makes church-foldl's continuations one 8c each,
+    a walk of the chain each, quadratic in work)."""
     text = _data("map_in_helper_body_program.txt")
     from pullback_calc.testing.programs import inline_helpers
     b = pc.jacobian_row(inline_helpers(pc.parse(text)), [0.3, 0.3], 0, record=False)
     a = pc.jacobian_row(text, [0.3, 0.3], 0, max_steps=int(2.5 * b.steps) + 300,
                         record=False)
     assert list(a.row) == list(b.row)
+    assert a.steps <= 3 * b.steps, (a.steps, b.steps)  # (5.1× before)
+
+
+@pytest.mark.parametrize("name, point, before", [
+    ("map_in_helper_cons_program.txt", [0.3, 1.2], 1313),
+    ("map_in_helper_numeral_program.txt", [0.3, 0.3], 1362),
+    ("map_in_helper_computed_cell_program.txt", [0.3, -0.7], 4464)])
+def test_a_helper_mapped_over_a_list_built_in_a_helpers_body_is_copied_to_its_calls(
+        name, point, before):
+    """The generator's map-helper shape (2026-11-30): map in a helper's body over a
+    list built there by cons, or by a Church numeral applied to a cons closure, its
+    function calling a helper c over the inputs.  8c had copied cons (and the
+    numeral) into the body, so the list map's λl is applied to is a cell, ``(let x =
+    a in λl. …) rest`` (x a computed element in the third), or ``(let f = λl. … in
+    λa. f (f a)) nil``, which the call analysis did not take for a helper: c stayed
+    a coordinate, each call a D-eval premise (1,313, 1,362 and 4,464 steps against
+    482, 405 and 808 written in place; the property allows 2.5× + 300).
+    ``_resolve`` now reads a cell after its lets, and a call of known code on known
+    arguments, as a helper: 498, 445 and 853."""
+    text = _data(name)
+    from pullback_calc.testing.programs import inline_helpers
+    b = pc.jacobian_row(inline_helpers(pc.parse(text)), point, 0, record=False)
+    a = pc.jacobian_row(text, point, 0, max_steps=before, record=False)
+    assert list(a.row) == list(b.row)
+    assert a.steps <= 1.2 * b.steps, (a.steps, b.steps)
 
 
 def test_a_pair_returning_helper_over_function_inputs_costs_what_it_does_in_place():

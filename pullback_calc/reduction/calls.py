@@ -277,11 +277,22 @@ def _note_helper(let_: App, helpers: immutables.Map) -> immutables.Map:
 
 
 def _resolve(a: Term, helpers: immutables.Map) -> Optional[Helper]:
-    """The Helper an argument names or is (an abstraction written in place), or None."""
-    if isinstance(a, Lam):
-        return Helper(a, (), helpers)
+    """The Helper an argument names or is: an abstraction written in place, after
+    lets (``let x = a in λl. …``, a cons cell 8c copied, its x bound), or
+    an application of one (that cell applied to the rest of its list, a Church
+    numeral applied to a cons closure and nil); or None."""
     if isinstance(a, Var):
         return helpers.get(a.name)
+    env = helpers
+    while is_let(a):  # (what the lets bind is walked where it is used, not here)
+        env = _note_helper(a, env)
+        a = a.fun.body
+    if isinstance(a, Lam):
+        return Helper(a, (), env)
+    if isinstance(a, App) and not is_let(a):  # (a call of known code: ``_called_param``)
+        h = _resolve(a.fun, env)
+        if h is not None:
+            return Helper(h.lam, h.args + (_resolve(a.arg, env),), h.env)
     return None
 
 
@@ -377,6 +388,14 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
+                scope = _applied_binder(u, helpers)
+                if scope is not None:  # (… in λl. B) A, A a helper: l is A in B
+                    read += 1
+                    if not _calls_in(x, u.fun, scope):
+                        return False
+                    if x in fv(u.arg):
+                        stack.append(u.arg)
+                    continue
         if isinstance(u, (Pullback, Jac)):
             # Ω(x) ω, Ω(λt. … x …) ω: the map's body is the pullback's let series, run
             # where the pullback is applied at a point (grad1 = λf. λz. Ω(f) ω z 1); and
@@ -392,6 +411,20 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
             return False  # (reached only where x occurs: a use that is no direct call)
         stack.extend(c for c in subterm_kids(u) if x in fv(c))
     return True
+
+
+def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[immutables.Map]:
+    """u = (let g = G in … λl. B) A, A an abstraction or a helper, l no free name of
+    the lets: helpers with l bound to A (map written in a helper's body, ``(let g = G
+    in λl. λf. λd. l (λx. λacc. f (g x) acc) d) list``: g is called where the list
+    calls its folding function), or None."""
+    f: Term = u.fun
+    while is_let(f):
+        f = f.fun.body
+    if not (isinstance(f, Lam) and isinstance(f.pat, Var)) or f.pat.name in fv(u.fun):
+        return None
+    h = _resolve(u.arg, helpers or _NO_HELPERS)
+    return None if h is None else (helpers or _NO_HELPERS).set(f.pat.name, h)
 
 
 def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],

@@ -593,8 +593,10 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     at most once in L, wherever, is moved, not copied (it is a value: nothing
     of it is evaluated before it is used), a helper copied to its calls is
     evaluated by each call as the program evaluates it; and a value that only
-    dead code reads (``dead_let``) is dropped.  A run of constants and
-    aliases at the top of L is substituted with the first, in one walk.  Rule 8
+    dead code reads (``dead_let``) is dropped.  A run of constants, aliases and
+    helpers each called once at the top of L is substituted with the first (a
+    constant, or a helper called once), in one walk, past stages between them
+    that read none of the run's helpers (kept in place).  Rule 8
     would make q a coordinate of the environment, and reverse mode would
     compute its adjoint -- the derivative of everything after it along the
     direction dq, e.g. of a whole fold along the folding function, or along
@@ -611,7 +613,10 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         return Pullback(out, t.form)
     images = bind_pattern(let_.fun.pat, let_.arg)
     rest = let_.fun.body
-    if _constant_let(let_):
+    kept: list = []  # (a let of the run kept in place, its value with the images so far)
+    top_helper = not _constant_let(let_) and _run_helper(let_) and bool(
+        _called_once([let_], rest))  # (else 8c copies it for another reason, alone)
+    if _constant_let(let_) or top_helper:
         # a run of constants and aliases is substituted at once: each is always
         # substituted, a constant is closed and an alias names a variable bound
         # before it (its image, if the run binds it), so no other's substitution
@@ -624,27 +629,59 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         # (``inlined_at_calls``), a walk of the series down to the call each time --
         # a written Church list's cells, each named at the top and called at the far
         # end, made the gradient quadratic in time (benchmarks/README.md, church)
-        run: list = []  # (let, is it a constant?)
+        # A stage between the run's helpers (an element a cons cell holds, computed
+        # between the cells) is kept in place, and the run goes on past it, when it
+        # reads no helper of the run and binds no name the run's values read or bind
+        # (no capture): one walk for the whole list, where the run ended at each
+        # stage and 8c took the cells one walk each (church-cons of computed elements)
+        run: list = []  # (let, what: constant, helper or kept)
         u = rest
+        helpers: set = set(pattern_vars(let_.fun.pat)) if isinstance(let_.arg, Lam) else set()
+        seen = set(fv(let_.arg)) | set(pattern_vars(let_.fun.pat))  # (read or bound)
+        gap = 0  # (stages kept since the last constant or helper)
         while is_let(u):
-            constant = _constant_let(u)
-            if not (constant or _run_helper(u)):
+            if _constant_let(u):
+                what = _CONSTANT
+            elif _run_helper(u):
+                what = _HELPER
+                helpers.add(u.fun.pat.name)
+            elif helpers and gap < KEPT_REACH and not (helpers & fv(u.arg)) \
+                    and seen.isdisjoint(pattern_vars(u.fun.pat)):
+                what = _KEPT
+            else:
                 break
-            run.append((u, constant))
+            gap = gap + 1 if what is _KEPT else 0
+            run.append((u, what))
+            seen.update(fv(u.arg))
+            seen.update(pattern_vars(u.fun.pat))
             u = u.fun.body
-        valid = _called_once([r for r, constant in run if not constant], u)
-        for r, constant in run:
-            v, name = r.arg, r.fun.pat.name
-            if constant:
+        while run and run[-1][1] is _KEPT:  # (the rest begins at a trailing stage)
+            u = run.pop()[0]
+        valid = _called_once([let_] * top_helper + [r for r, what in run if what is _HELPER],
+                             u)
+        if top_helper and id(let_) not in valid:
+            run = []  # (a helper 8c copies for another reason: its own walk, alone)
+        pending: list = []  # (kept since the last let substituted)
+        for r, what in run:
+            v = r.arg
+            if what is _KEPT:
+                pending.append((r, subst(v, {k: images[k] for k in fv(v) if k in images})))
+                continue
+            name = r.fun.pat.name
+            if what is _CONSTANT:
                 images[name] = images.get(v.name, v) if isinstance(v, Var) else v
             elif id(r) in valid:
                 images[name] = subst(v, {k: images[k] for k in fv(v) if k in images})
             else:
                 break
+            kept += pending
+            pending = []
             rest = r.fun.body
     if isinstance(let_.arg, Lam) and fv(let_.arg) and isinstance(let_.fun.pat, Var):
         rest = split_pairs(let_.fun.pat.name, rest)  # (a helper copied to its calls)
     body = subst(rest, images)
+    for r, v in reversed(kept):  # (the stages kept in place, over the rest)
+        body = App(Lam(r.fun.pat, body, r.fun.ann, r.fun.pos), v, r.pos)
     out = Lam(lam.pat, body, lam.ann)
     if not any(isinstance(v, Lam) for v in images.values()):
         # a numeral or a variable brings no binder: the spine stays unique (an
@@ -652,6 +689,10 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         # call of it is A-lifted, and may repeat a name of p -- λx. let x = … )
         out._flags |= lam._flags & SPINE
     return Pullback(out, t.form)
+
+
+_CONSTANT, _HELPER, _KEPT = "constant", "helper", "kept"  # (what a let of 8c's run is)
+KEPT_REACH = 16  # (stages 8c's run goes past in a row: a bounded look, O(1) per step)
 
 
 def _run_helper(let_: App) -> bool:

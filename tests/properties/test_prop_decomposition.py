@@ -644,11 +644,26 @@ def _remember(r, E, helpers: dict) -> dict:
     elif isinstance(r, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
             and E.fun.name in helpers:
         f, args, scope = helpers[E.fun.name]
-        a = E.arg
-        arg = (a, (), helpers) if isinstance(a, Lam) else \
-            helpers.get(a.name) if isinstance(a, Var) else None
-        out[r.name] = (f, args + (arg,), scope)
+        out[r.name] = (f, args + (_entry_of(E.arg, helpers),), scope)
     return out
+
+
+def _entry_of(a, helpers: dict):
+    """The helper entry an argument is: a helper's name, an abstraction (after lets:
+    a cons cell copied), or an application of one written in place (the
+    cell applied to its tail, a numeral to a cons closure and nil); else None."""
+    if isinstance(a, Var):
+        return helpers.get(a.name)
+    scope = helpers
+    while is_let(a):
+        scope, a = _remember(a.fun.pat, a.arg, scope), a.fun.body
+    if isinstance(a, Lam):
+        return (a, (), scope)
+    if isinstance(a, App) and not is_let(a):
+        e = _entry_of(a.fun, scope)
+        if e is not None:
+            return (e[0], e[1] + (_entry_of(a.arg, scope),), e[2])
+    return None
 
 
 def _first_binder_bound(lam: Lam, r: str, t: Term, helpers: dict) -> dict:
@@ -768,6 +783,15 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 return all(go(c) for c in [head.fun, head.form] + args + rest
                            if all(c is not a for a in lams))
             if is_let(u.fun):  # (let f = f in λd. B) d: the lets' λ is applied at once
+                end = u.fun
+                while is_let(end):
+                    end = end.fun.body
+                entry = _entry_of(u.arg, helpers)
+                if isinstance(end, Lam) and isinstance(end.pat, Var) and entry is not None \
+                        and not _free_count(end.pat.name, u.fun):
+                    # (… in λl. B) A: l is the helper A in B (map in a helper's body)
+                    return _calls_in_body(x, Lam(Var("_"), u.fun),
+                                          {**helpers, end.pat.name: entry}) and go(u.arg)
                 return go(u.fun, True) and go(u.arg)
         if isinstance(u, (Var, Lam)):
             return False

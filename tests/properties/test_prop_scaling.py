@@ -119,3 +119,21 @@ def test_the_work_over_a_written_list_of_the_inputs_grows_with_the_list(c, k):
                          lambda: oracle.jacobian_by_oracle(t, point)[0][0], "gradient")
     work = [calls for calls, _ in work]
     assert work[2] <= WORK_GROWTH * work[1], (c.consumer, k, work)
+
+
+@settings(max_examples=SOME)
+@given(church_builds().filter(lambda c: c.consumer != "foldl"), st.sampled_from((8, 12, 16)))
+def test_the_work_over_a_church_list_of_computed_elements_grows_with_the_list(c, k):
+    """The gradient's work (calls) over a Church list of k, 2k, 4k elements computed
+    from the input: 8c's run ended at each stage computing an element, so it took the
+    cells' closures one at a time, each a walk to its call at the far end of the
+    series (cons-built: ×2.9–3.3 per doubling; written out: ×3.1–3.4).  The run now
+    goes on past such stages.  (foldl's continuations are copied into each other one
+    at a time, each β copying the body built so far: ×2.6, calculus.md §9.)"""
+    def grad(n: int):
+        t = pc.parse(c.text(n))
+        return count_calls(lambda: pc.grad(t, [c.point], max_steps=2_000_000, record=False))
+    grad(2)  # (the first reduction's one-time work, out of the count)
+    work = [grad(n)[0] for n in (k, 2 * k, 4 * k)]
+    assert work[2] <= WORK_GROWTH * work[1], (c.builder, c.consumer, k, work)
+

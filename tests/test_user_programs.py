@@ -639,6 +639,38 @@ def test_a_helper_mapped_over_a_list_built_in_a_helpers_body_is_copied_to_its_ca
     assert a.steps <= 1.2 * b.steps, (a.steps, b.steps)
 
 
+def test_a_helper_called_in_the_body_of_a_list_map_is_applied_to_is_copied_to_its_call():
+    """The thorough profile (2026-11-30, at 7e1684c): h84 = λu. sum (map dy18 (λf. λd.
+    f (let ⟨u82, m⟩ = pr37 u in u82 × m) (f 1 d))) -- the list map is applied to,
+    written in h84's body, computes its first element by calling the helper pr37
+    (which calls app_380, which calls pr42 ...).  The list runs where map's λl calls
+    its binder, so pr37 is called there; the analysis walked the list as a value
+    passed, an abstraction that is no call: pr37 and every helper before it stayed
+    coordinates, 5,047 steps against 914 written in place (the property allows
+    2.5 × 914 + 300 = 2,585).  Now 953."""
+    text = _data("list_calling_a_helper_program.txt")
+    from pullback_calc.testing.programs import inline_helpers
+    b = pc.jacobian_row(inline_helpers(pc.parse(text)), [1.2, 1.2], 0, record=False)
+    a = pc.jacobian_row(text, [1.2, 1.2], 0, max_steps=int(1.2 * b.steps), record=False)
+    assert all(abs(x - y) <= 1e-9 * max(1.0, abs(y)) for x, y in zip(a.row, b.row)), \
+        (list(a.row), list(b.row))
+
+
+def test_a_pair_of_constants_a_helper_returns_is_bound_item_by_item():
+    """The thorough profile (2026-11-30, at 7e1684c): ``let ⟨m13, m14⟩ = pr2 1`` with
+    pr2 = λa. ⟨1, 1⟩, beside a closure taken out of a pair over x1, in a program
+    whose value reads neither input.  β left ``let ⟨m13, m14⟩ = ⟨1, 1⟩``, which rule
+    8 made a coordinate, and every stage after it one too: no pullback along a
+    constant map (pbc) once x1 was no longer read, 292 steps against 93 with the
+    pair's projection written in place (the property allows 2 × 93 + 100 = 286).
+    8c binds a tuple of constants item by item: 101."""
+    text = _data("stored_pair_of_constants_program.txt")
+    from pullback_calc.testing.programs import project_written_pairs
+    b = pc.grad(project_written_pairs(pc.parse(text)), [0.3, 0.3], record=False)
+    a = pc.grad(text, [0.3, 0.3], max_steps=int(1.2 * b.steps), record=False)
+    assert list(a) == list(b) == [0.0, 0.0]
+
+
 def test_a_pair_returning_helper_over_function_inputs_costs_what_it_does_in_place():
     """The thorough profile (2026-11-30, at 9f25f31): helpers returning pairs, pulled back
     along function inputs (Ω(λg. g (…)) at λt. Ω(λg. …) …), over cons and written lists,

@@ -394,7 +394,12 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                     if not _calls_in(x, u.fun, scope):
                         return False
                     if x in fv(u.arg):
-                        stack.append(u.arg)
+                        if isinstance(u.arg, Lam) and _calls_its_binder(u.fun, scope):
+                            # a list whose body calls x: it runs where λl calls l
+                            if not _calls_in(x, u.arg, helpers):
+                                return False
+                        else:
+                            stack.append(u.arg)
                     continue
         if isinstance(u, (Pullback, Jac)):
             # Ω(x) ω, Ω(λt. … x …) ω: the map's body is the pullback's let series, run
@@ -425,6 +430,13 @@ def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[immut
         return None
     h = _resolve(u.arg, helpers or _NO_HELPERS)
     return None if h is None else (helpers or _NO_HELPERS).set(f.pat.name, h)
+
+
+def _calls_its_binder(f: Term, scope: immutables.Map) -> bool:
+    """Is the binder of the λ that the lets f ends in only called in its body?"""
+    while is_let(f):
+        f = f.fun.body
+    return isinstance(f, Lam) and isinstance(f.pat, Var) and _direct_calls(f.pat.name, f, scope)
 
 
 def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],

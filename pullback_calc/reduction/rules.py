@@ -593,7 +593,8 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
     at most once in L, wherever, is moved, not copied (it is a value: nothing
     of it is evaluated before it is used), a helper copied to its calls is
     evaluated by each call as the program evaluates it; and a value that only
-    dead code reads (``dead_let``) is dropped.  A run of constants, aliases and
+    dead code reads (``dead_let``) is dropped; a tuple of constants bound by a
+    tuple of variables is bound item by item.  A run of constants, aliases and
     helpers each called once at the top of L is substituted with the first (a
     constant, or a helper called once), in one walk, past stages between them
     that read none of the run's helpers (kept in place).  Rule 8
@@ -752,6 +753,19 @@ def _constant_let(let_: App) -> bool:
     a variable (an alias: a variable for a variable copies nothing)."""
     return isinstance(let_.fun.pat, Var) and (
         isinstance(let_.arg, Var) or isinstance(let_.arg, (Lam, Num)) and not fv(let_.arg))
+
+
+def _constant_tuple_let(let_: App) -> bool:
+    """let ⟨q₁, …, qₙ⟩ = ⟨V₁, …, Vₙ⟩ with each Vᵢ a constant (a pair of numerals a
+    helper returned, ``let ⟨u, v⟩ = pr 1`` after β; a pair of names stays, an entry
+    of the tape with its adjoint): 8c binds each qᵢ
+    to its Vᵢ, as for ``let qᵢ = Vᵢ``.  Rule 8 would make the pair a coordinate,
+    and every stage after it that reads u or v a stage of the map -- no pullback
+    along a constant map (pbc) once the inputs are no longer read."""
+    p, V = let_.fun.pat, let_.arg
+    return isinstance(p, Tuple) and isinstance(V, Tuple) and len(p.items) == len(V.items) \
+        and all(isinstance(q, Var) for q in p.items) \
+        and all(isinstance(a, Num) or isinstance(a, Lam) and not fv(a) for a in V.items)
 
 
 @rule("8h")
@@ -1995,7 +2009,7 @@ def classify_pullback(t: Pullback) -> Optional[str]:
         if isinstance(b.fun.body, Var) and isinstance(b.fun.pat, Var) \
                 and b.fun.body.name == b.fun.pat.name:
             return "7"
-        if _constant_let(b) or inlined_once(b) or dead_let(b) \
+        if _constant_let(b) or _constant_tuple_let(b) or inlined_once(b) or dead_let(b) \
                 or inlined_at_calls(b) or projected_only(b):
             return "8c"
         if isinstance(b.arg, Lam) and _floatable(b.arg) is not None:

@@ -385,11 +385,21 @@ def node_rules(t: Term, forward: bool = False) -> set:
                     "7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
                     or isinstance(b.arg, Var) and isinstance(b.fun.pat, Var)
+                    or constant_pair(b)
                     or moved_once(b) or dead_value(b) or used_by_calls(b)
                     or only_projected(b) else
                     "8f" if isinstance(b.arg, Lam) and floats_out(b.arg) else
                     "8h" if defined_operation(b.arg) else "8")
     return out
+
+
+def constant_pair(let_) -> bool:
+    """8c's tuple of constants: let ⟨q₁, …, qₙ⟩ = ⟨V₁, …, Vₙ⟩, each qᵢ a variable and
+    each Vᵢ a numeral or a closed abstraction."""
+    p, V = let_.fun.pat, let_.arg
+    return isinstance(p, Tuple) and isinstance(V, Tuple) and len(p.items) == len(V.items) \
+        and all(isinstance(q, Var) for q in p.items) and all(
+            isinstance(a, Num) or isinstance(a, Lam) and not _free_names(a) for a in V.items)
 
 
 def constant_stage(lam: Lam) -> bool:
@@ -790,8 +800,10 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 if isinstance(end, Lam) and isinstance(end.pat, Var) and entry is not None \
                         and not _free_count(end.pat.name, u.fun):
                     # (… in λl. B) A: l is the helper A in B (map in a helper's body)
-                    return _calls_in_body(x, Lam(Var("_"), u.fun),
-                                          {**helpers, end.pat.name: entry}) and go(u.arg)
+                    scope = {**helpers, end.pat.name: entry}
+                    runs = isinstance(u.arg, Lam) and _calls_in_body(end.pat.name, end, scope)
+                    return _calls_in_body(x, Lam(Var("_"), u.fun), scope) and (
+                        _calls_in_body(x, u.arg, helpers) if runs else go(u.arg))
                 return go(u.fun, True) and go(u.arg)
         if isinstance(u, (Var, Lam)):
             return False

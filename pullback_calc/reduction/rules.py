@@ -757,11 +757,11 @@ def _constant_let(let_: App) -> bool:
 
 def _constant_tuple_let(let_: App) -> bool:
     """let ⟨q₁, …, qₙ⟩ = ⟨V₁, …, Vₙ⟩ with each Vᵢ a constant (a pair of numerals a
-    helper returned, ``let ⟨u, v⟩ = pr 1`` after β; a pair of names stays, an entry
-    of the tape with its adjoint): 8c binds each qᵢ
-    to its Vᵢ, as for ``let qᵢ = Vᵢ``.  Rule 8 would make the pair a coordinate,
-    and every stage after it that reads u or v a stage of the map -- no pullback
-    along a constant map (pbc) once the inputs are no longer read."""
+    helper returned, ``let ⟨u, v⟩ = pr 1`` after β): 8c binds each qᵢ to its Vᵢ, as
+    for ``let qᵢ = Vᵢ``.  Rule 8 would make the pair a coordinate, and every stage
+    after it that reads u or v a stage of the map -- no pullback along a constant
+    map (pbc) once the inputs are no longer read.  (A pair of names stays: an entry
+    of the tape, with its adjoint.)"""
     p, V = let_.fun.pat, let_.arg
     return isinstance(p, Tuple) and isinstance(V, Tuple) and len(p.items) == len(V.items) \
         and all(isinstance(q, Var) for q in p.items) \

@@ -388,13 +388,14 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                 continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
-                scope = _applied_binder(u, helpers)
-                if scope is not None:  # (… in λl. B) A, A a helper: l is A in B
+                bound = _applied_binder(u, helpers)
+                if bound is not None:  # (… in λl. B) A, A a helper: l is A in B
+                    scope, end = bound
                     read += 1
                     if not _calls_in(x, u.fun, scope):
                         return False
                     if x in fv(u.arg):
-                        if isinstance(u.arg, Lam) and _calls_its_binder(u.fun, scope):
+                        if isinstance(u.arg, Lam) and _direct_calls(end.pat.name, end, scope):
                             # a list whose body calls x: it runs where λl calls l
                             if not _calls_in(x, u.arg, helpers):
                                 return False
@@ -418,25 +419,19 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
     return True
 
 
-def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[immutables.Map]:
+def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[tuple]:
     """u = (let g = G in … λl. B) A, A an abstraction or a helper, l no free name of
-    the lets: helpers with l bound to A (map written in a helper's body, ``(let g = G
-    in λl. λf. λd. l (λx. λacc. f (g x) acc) d) list``: g is called where the list
-    calls its folding function), or None."""
+    the lets: (helpers with l bound to A, λl. B) -- map written in a helper's body,
+    ``(let g = G in λl. λf. λd. l (λx. λacc. f (g x) acc) d) list``: g is called where
+    the list calls its folding function (and the list's body runs where l is called)
+    -- or None."""
     f: Term = u.fun
     while is_let(f):
         f = f.fun.body
     if not (isinstance(f, Lam) and isinstance(f.pat, Var)) or f.pat.name in fv(u.fun):
         return None
     h = _resolve(u.arg, helpers or _NO_HELPERS)
-    return None if h is None else (helpers or _NO_HELPERS).set(f.pat.name, h)
-
-
-def _calls_its_binder(f: Term, scope: immutables.Map) -> bool:
-    """Is the binder of the λ that the lets f ends in only called in its body?"""
-    while is_let(f):
-        f = f.fun.body
-    return isinstance(f, Lam) and isinstance(f.pat, Var) and _direct_calls(f.pat.name, f, scope)
+    return None if h is None else ((helpers or _NO_HELPERS).set(f.pat.name, h), f)
 
 
 def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],

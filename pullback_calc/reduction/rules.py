@@ -751,8 +751,12 @@ def _called_once(helpers: list, rest: Term) -> set:
 def _constant_let(let_: App) -> bool:
     """let x = V with V a closed abstraction or a numeral (rule 8c's constants), or
     a variable (an alias: a variable for a variable copies nothing)."""
-    return isinstance(let_.fun.pat, Var) and (
-        isinstance(let_.arg, Var) or isinstance(let_.arg, (Lam, Num)) and not fv(let_.arg))
+    return isinstance(let_.fun.pat, Var) and (isinstance(let_.arg, Var) or _closed(let_.arg))
+
+
+def _closed(v: Term) -> bool:
+    """A numeral or a closed abstraction: a constant of 8c."""
+    return isinstance(v, (Lam, Num)) and not fv(v)
 
 
 def _constant_tuple_let(let_: App) -> bool:
@@ -765,7 +769,7 @@ def _constant_tuple_let(let_: App) -> bool:
     p, V = let_.fun.pat, let_.arg
     return isinstance(p, Tuple) and isinstance(V, Tuple) and len(p.items) == len(V.items) \
         and all(isinstance(q, Var) for q in p.items) \
-        and all(isinstance(a, Num) or isinstance(a, Lam) and not fv(a) for a in V.items)
+        and all(_closed(a) for a in V.items)
 
 
 @rule("8h")

@@ -105,13 +105,6 @@ def test_derivatives_of_deep_functions_without_recursion(name, low_recursion_lim
     """Rules 5 and 6, the linear normal forms and substitution on the reverse
     phase of deep functions (each is a chain of its construct)."""
     n = N_FUN
-    if name == "tuple-proj":
-        # its reverse phase takes quadratic time (rule 5 on projection atoms
-        # as deep as the nest, calculus.md §9): a smaller nest, under a lower
-        # recursion limit that it still exceeds
-        n = 900
-        sys.setrecursionlimit(700)
-        deep_mod.RECURSION_LIMIT = 700
     want = {"sin": None, "neg": 1.0 if n % 2 == 0 else -1.0, "add": float(n),
             "let-bound": None, "app-nest": 1.0, "tuple-proj": 1.0}[name]
     r = pc.jacobian_row(DEEP_FUNCTIONS[name](n), [0.5], 0, record=False,

@@ -31,8 +31,9 @@ from typing import Any, Optional, Union
 from ..deep import bottom_up_shared
 from ..syntax import prims
 from ..syntax.subst import bind_pattern, fv, subst
-from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, Sum, Term, Tuple, Var,
-                            Zero, ZERO, TERM_CLASSES, fresh, remake, subterm_kids)
+from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, ProjPath, Sum, Term,
+                            Tuple, Var, Zero, ZERO, TERM_CLASSES, chain_of, fresh, remake,
+                            subterm_kids)
 from ..syntax.terms import ISZERO, ISZERO_K
 
 from .env import PatVars
@@ -703,13 +704,16 @@ def _match(pat: Term, val: Term, out: dict) -> None:
 
 
 def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
-            settle=None) -> Term:
+            settle=None, project=None) -> Term:
     """⟦T[S/w]⟧ for the functional λw.T and the linear map body S (linear in
     ``map_lin``): the body of the composite covector, in linear normal form.
     ``reduce`` reduces the image of a compound atom (rule 5's premise).
     ``settle`` reduces the coefficient terms that the composition built
     (``k × c``, ``c + d``) to values -- rule 5's arithmetic premise, by rule 4;
     without it the numerals are folded here (for callers outside a reduction).
+    ``project``, given when the premise's steps are not recorded, takes rule 2's
+    step πᵢ ⟨…⟩ → Vᵢ (counted): an atom that is a chain of projections of a
+    re-bound variable is then moved without its premise (``_moved_chain``).
 
     Only the atoms that mention a re-bound variable are touched: at a rule-8
     stage that is the one variable the stage introduced, so a reverse step
@@ -732,7 +736,11 @@ def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
             if not hit:
                 _merge_into(out, {atom: k}, fold)
             else:
-                image = subst(atom, {x: m[x] for x in hit})
+                moved = _moved_chain(atom, m, project) if project is not None else None
+                if moved is not None and moved[0]:  # a chain of a variable: an atom
+                    _add_into(out, moved[1], k, fold)
+                    continue
+                image = moved[1] if moved is not None else subst(atom, {x: m[x] for x in hit})
                 if reduce is not None:  # substituting into a compound atom can make a redex
                     image = reduce(image)
                 _merge_into(out, _scale(to_lincomb(image, map_lin, fold), k, fold), fold)
@@ -781,6 +789,43 @@ def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
         else:
             changes.append((a, (e[0], e[1])))
     return term_of(LC(lc.pm.update(changes), cx, n, seq))
+
+
+def _moved_chain(atom: Term, m: dict, project) -> Optional[tuple]:
+    """The image of the atom πₐₖ (… (πₐ₁ v)) under v ↦ m[v], as rule 5's premise
+    would reduce it, without a walk of the chain: (True, the new atom) when the
+    image is a chain of a variable again (v ↦ w, v ↦ π₁ w, v ↦ ⟨w, 𝟎⟩ -- the
+    tuple projected by ``project``, rule 2's step), made in one node on the same
+    path (``Proj.chain``); (False, the image) when rule 2 left a term the
+    premise must reduce; None when the atom is no such chain.  So a covector
+    π₁ (… (π₁ dv)) as deep as a nest of tuples is moved through each stage in
+    constant work (tuple-proj; issue 30), not rebuilt."""
+    c = chain_of(atom)
+    if c is None:
+        return None
+    v, path = c
+    img = m[v.name]
+    while path is not None and type(img) is Tuple:
+        img = project(path.index, img)  # (rule 2, counted: the premise's step)
+        path = path.outer
+    inner = chain_of(img)
+    if inner is None and type(img) is not Var:  # nor a chain of one: the premise's work
+        x = img
+        while path is not None:  # innermost first
+            x = Proj(path.index, x)
+            path = path.outer
+        return False, x
+    if path is None:
+        return True, img
+    if inner is not None:  # img's projections go inside the chain's
+        w, q = inner
+        for i in reversed(list(q.indices())):
+            path = ProjPath(i, path)
+    else:
+        w = img
+    t = Proj.chain(w, path)
+    t._fv = fv(w)
+    return True, t
 
 
 def _settle(coeffs: dict, atoms: list, settle) -> None:

@@ -465,6 +465,18 @@ class Machine:
             outer.append(d)
         return d.result
 
+    def tally(self, label: str) -> None:
+        """A step of rule ``label`` that a rule took in its premise without
+        this loop (rule 5's projections of tuples, unrecorded: rules._projector):
+        counted, and held to the budget, as the loop holds its own."""
+        taken = self.steps_taken = self.steps_taken + 1
+        if taken > self.max_steps:
+            raise StepBudgetExceeded(
+                f"step budget of {self.max_steps} steps exhausted (next: rule {label} in a "
+                f"premise); raise it with max_steps= or --max-steps",
+                rule=label, steps=taken - 1)
+        self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
+
     # the loop ------------------------------------------------------------------------
     def _run(self, term: Term, trace: list) -> Term:
         # One loop, no recursion, no call and no state tuple for the search

@@ -40,6 +40,12 @@ class Declined(Exception):
 class Premises(Protocol):
     #: is the innermost tangent premise the forward chain rule (7J/8J)?  (rule 18L)
     in_forward_premise: bool
+    #: are the premises' steps recorded?
+    record: bool
+
+    def tally(self, label: str) -> None:
+        """Count a step of rule ``label`` that a rule took inside its premise
+        without running it as one (rule 5's projections, ``_projector``)."""
 
     def premise(self, term: Term, rule: str, keep_trivial: bool = True,
                 phase: Optional[str] = None, forward: Optional[bool] = None) -> Term: ...
@@ -372,8 +378,23 @@ def dual_along_linear_map(t: Dual, m: Premises) -> Term:
                                        lambda u: _image(m.premise(linear.share_graph(u), "5",
                                                                   keep_trivial=False),
                                                         lin, lets),
-                                       lambda cs: _arithmetic(cs, m, "5", lets)))
+                                       lambda cs: _arithmetic(cs, m, "5", lets),
+                                       _projector(m)))
     return _let_all(lets, covector)
+
+
+def _projector(m: Premises):
+    """Rule 2 on a tuple an atom's projection reaches, for ``linear.compose``
+    without a trace (with one, the premise records it): the rule from the table
+    (a mutant of it too), each application a step of the reduction."""
+    if m.record:
+        return None
+    rule2 = RULES["2"]
+
+    def project(i: int, tup: Tuple) -> Term:
+        m.tally("2")
+        return rule2(Proj(i, tup), m)
+    return project
 
 
 def _image(v: Term, lin: PatVars, lets: list) -> Term:
@@ -533,7 +554,8 @@ def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars,
                                     lambda u: _image(m.premise(linear.share_graph(u), "6",
                                                                   keep_trivial=False),
                                                      lin, lets),
-                                    lambda cs: _arithmetic(cs, m, "6", lets))
+                                    lambda cs: _arithmetic(cs, m, "6", lets),
+                                    _projector(m))
     lets: list = []
     body = bottom_up(S2, component, lambda c, items: Tuple(tuple(items)))
     return body, lets

@@ -442,13 +442,56 @@ class Tuple(Term):
         return hash(("Tuple", (), tuple([c._hash for c in self.items])))
 
 
+#: Proj's hash is a polynomial in the projected term's: h(πᵢ S) = h(S)·P + i (mod M), so
+#: that a chain πₐₖ … πₐ₁ v has the hash h(v)·Pᵏ + c, c from the indices alone -- a chain
+#: built in one piece (``Proj.chain``) is hashed without its nodes
+_PROJ_P, _PROJ_M = 1_000_003, (1 << 61) - 1
+
+
+class ProjPath:
+    """The indices a₁, …, aₖ of a chain of projections πₐₖ (… (πₐ₁ v)), innermost
+    first, as a persistent list: ``outer`` is the path of the projections around
+    πₐ₁.  Rule 5 composes a covector whose atom is such a chain with a stage that
+    changes its innermost term (v ↦ π₁ w, v ↦ ⟨w, 𝟎⟩): the new chain is one node
+    more or less on the same ``outer`` path, not a copy of the k projections
+    (``Proj.chain``; reduction/linear.py).  Each node keeps its length, the
+    outermost index and the part of the chain's hash the indices make."""
+    __slots__ = ("index", "outer", "length", "outermost", "power", "poly")
+    index: int
+    outer: Optional[ProjPath]
+    length: int
+    outermost: int
+    power: int  # P^length mod M
+    poly: int   # Σ aⱼ·P^(length-j) mod M: the chain's hash is h(v)·power + poly
+
+    def __init__(self, index: int, outer: Optional[ProjPath]) -> None:
+        self.index, self.outer = index, outer
+        if outer is None:
+            self.length, self.outermost, self.power, self.poly = 1, index, _PROJ_P, index
+        else:
+            self.length, self.outermost = outer.length + 1, outer.outermost
+            self.power = outer.power * _PROJ_P % _PROJ_M
+            self.poly = (index * outer.power + outer.poly) % _PROJ_M
+
+    def indices(self) -> Iterator[int]:
+        """Innermost first."""
+        p: Optional[ProjPath] = self
+        while p is not None:
+            yield p.index
+            p = p.outer
+
+
 class Proj(Term):
     """πᵢ S, i counting from 1 as in the paper."""
-    __slots__ = ("index", "arg", "_fvc", "_lcobj")
+    __slots__ = ("index", "arg", "_fvc", "_lcobj", "_chain")
     __match_args__ = ("index", "arg", "pos")
     _kids = ("arg",)
     index: int
     arg: Term
+    #: (v, path) when the node is the chain ``path`` of projections of the variable v,
+    #: False when it is not (``chain_of``); a chain made by ``Proj.chain`` has its
+    #: ``arg`` made when first read
+    _chain: Any
 
     def __init__(self, index: int, arg: Term, pos: Optional[Pos] = None) -> None:
         self.index = index
@@ -458,6 +501,31 @@ class Proj(Term):
         self._flags = 0
         self._fvc = None
         self._lcobj = None
+        self._chain = None
+
+    @staticmethod
+    def chain(v: Var, path: ProjPath) -> Proj:
+        """πₐₖ (… (πₐ₁ v)) for ``path`` = a₁, …, aₖ, made in one node: its hash from
+        the path's, its projections below the outermost made when ``arg`` is first
+        read (Sum.lazy's device).  The caller gives its free variables (v's)."""
+        t = Proj(path.outermost, v)
+        del t.arg  # (unset until read: __getattr__)
+        t._chain = (v, path)
+        t._hash = (hash(v) * path.power + path.poly) % _PROJ_M
+        return t
+
+    def __getattr__(self, name: str) -> Term:
+        # only for a missing attribute: the projections under a chain made in one piece
+        if name == "arg" and self._chain:
+            v, path = self._chain
+            x: Term = v
+            p = path
+            while p.outer is not None:  # innermost first, all but the outermost
+                x = Proj(p.index, x)
+                p = p.outer
+            self.arg = x
+            return x
+        raise AttributeError(name)
 
     def children(self) -> tuple[Term, ...]:
         return (self.arg,)
@@ -469,7 +537,30 @@ class Proj(Term):
         return (Proj, (self.index,), (-1,))
 
     def _own_hash(self) -> int:
-        return hash(("Proj", (self.index,), (self.arg._hash,)))
+        return (hash(self.arg) * _PROJ_P + self.index) % _PROJ_M
+
+
+def chain_of(t: Term) -> Optional[tuple]:
+    """(v, path) if t is a chain of projections πₐₖ (… (πₐ₁ v)) of a variable v
+    (k ≥ 1), else None; learnt once per node (a walk down the chain)."""
+    if type(t) is not Proj:
+        return None
+    c = t._chain
+    if c is not None:
+        return c or None
+    indices = []  # outermost first
+    u: Term = t
+    while type(u) is Proj:
+        indices.append(u.index)
+        u = u.arg
+    if type(u) is not Var:
+        t._chain = False  # (known: not a chain of a variable)
+        return None
+    path: Optional[ProjPath] = None
+    for i in indices:  # each one inside the ones before it
+        path = ProjPath(i, path)
+    t._chain = c = (u, path)
+    return c
 
 
 class Sum(Term):

@@ -48,7 +48,8 @@ from ..syntax.terms import (App, Lam, Proj, Tuple, Var, is_let, pattern_vars, re
 __all__ = ["UserProgram", "programs", "FEATURES", "LIST_LIBRARY", "alpha_rename", "inline_helpers",
            "project_written_pairs",
            "eta_expand_helpers", "add_unused_helpers", "DerivativeChain", "derivative_chains",
-           "ChurchBuild", "church_builds", "InputList", "input_lists"]
+           "ChurchBuild", "church_builds", "InputList", "input_lists", "TupleNest",
+           "tuple_nests"]
 
 #: every shape a program can use
 FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args", "capture",
@@ -932,6 +933,64 @@ class InputList:
 def input_lists() -> st.SearchStrategy[InputList]:
     """Lists of the inputs written in place (``InputList``), each consumer."""
     return st.builds(InputList, st.sampled_from(tuple(_INPUT_CONSUMERS)))
+
+
+#: how ``TupleNest`` writes its nest: in place, by lets, or by helpers that wrap and unwrap
+_NEST_STYLES = ("written", "let", "helper")
+
+
+@dataclass(frozen=True)
+class TupleNest:
+    """``λx. …``: x put k levels deep in a nest of tuples -- level i a pair or triple
+    (``levels[i mod len]``: (position of the value, width)) whose other items are
+    ``filler`` -- and projected out again, written one of ``_NEST_STYLES``' ways; the
+    program returns sin(v) × x of what comes out.  tuple-proj (testing.extreme) is one
+    of them: its reverse phase rebuilt a projection atom as deep as the nest at each
+    step (a rule-5 image π₁ (… (π₁ dv)) whose innermost variable changes), quadratic
+    in work with linear steps (issue 30)."""
+    style: str
+    levels: tuple  # ((position, width), …), cycled
+    filler: str
+    point: float
+
+    def text(self, k: int) -> str:
+        levels = [self.levels[i % len(self.levels)] for i in range(k)]
+
+        def wrap(v: str, p: int, w: int) -> str:
+            items = [self.filler] * w
+            items[p - 1] = v
+            return "⟨" + ", ".join(items) + "⟩"
+        if self.style == "written":
+            nest = "x"
+            for p, w in levels:
+                nest = wrap(nest, p, w)
+            out = "".join(f"π{p} (" for p, _ in levels) + nest + ")" * k
+            return f"λx. let v = {out} in sin(v) × x"
+        if self.style == "let":
+            lets = ["let t0 = x in"]
+            lets += [f"let t{i} = {wrap(f't{i - 1}', p, w)} in" for i, (p, w) in
+                     enumerate(levels, 1)]
+            lets += [f"let u{i} = π{p} {f't{k}' if i == k else f'u{i + 1}'} in"
+                     for i, (p, _) in reversed(list(enumerate(levels, 1)))]
+            return "λx. " + " ".join(lets) + " sin(u1) × x"
+        # (simply typed: a helper per level, each at its own type)
+        helpers = [f"let wrap{i} = λv. {wrap('v', p, w)} in let out{i} = λt. π{p} t in"
+                   for i, (p, w) in enumerate(levels, 1)]
+        nest = "x"
+        for i in range(1, k + 1):
+            nest = f"wrap{i} ({nest})"
+        for i in range(k, 0, -1):
+            nest = f"out{i} ({nest})"
+        return "λx. " + " ".join(helpers) + f" let v = {nest} in sin(v) × x"
+
+
+def tuple_nests() -> st.SearchStrategy[TupleNest]:
+    """Nests of tuples of the program's own depth around the input (``TupleNest``)."""
+    level = st.sampled_from(((1, 2), (2, 2), (1, 3), (2, 3), (3, 3)))
+    return st.builds(TupleNest, st.sampled_from(_NEST_STYLES),
+                     st.lists(level, min_size=1, max_size=3).map(tuple),
+                     st.sampled_from(("1", "x", "sin(x)")),
+                     st.sampled_from((0.3, -0.7, 0.9, 1.2)))
 
 
 # ---- metamorphic transformations: the same program, written differently -----------------

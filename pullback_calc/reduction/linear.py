@@ -711,9 +711,10 @@ def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
     ``settle`` reduces the coefficient terms that the composition built
     (``k × c``, ``c + d``) to values -- rule 5's arithmetic premise, by rule 4;
     without it the numerals are folded here (for callers outside a reduction).
-    ``project``, given when the premise's steps are not recorded, takes rule 2's
-    step πᵢ ⟨…⟩ → Vᵢ (counted): an atom that is a chain of projections of a
-    re-bound variable is then moved without its premise (``_moved_chain``).
+    An atom that is a chain of projections of a re-bound variable is moved
+    without its premise when that has no step to take (``_moved_chain``), or
+    when ``project`` is given -- the premise's steps are not recorded -- which
+    takes rule 2's steps πᵢ ⟨…⟩ → Vᵢ, counted.
 
     Only the atoms that mention a re-bound variable are touched: at a rule-8
     stage that is the one variable the stage introduced, so a reverse step
@@ -736,7 +737,7 @@ def compose(functional: Lam, map_body: Term, map_lin: Names, reduce=None,
             if not hit:
                 _merge_into(out, {atom: k}, fold)
             else:
-                moved = _moved_chain(atom, m, project) if project is not None else None
+                moved = _moved_chain(atom, m, project)
                 if moved is not None and moved[0]:  # a chain of a variable: an atom
                     _add_into(out, moved[1], k, fold)
                     continue
@@ -797,7 +798,10 @@ def _moved_chain(atom: Term, m: dict, project) -> Optional[tuple]:
     image is a chain of a variable again (v ↦ w, v ↦ π₁ w, v ↦ ⟨w, 𝟎⟩ -- the
     tuple projected by ``project``, rule 2's step), made in one node on the same
     path (``Proj.chain``); (False, the image) when rule 2 left a term the
-    premise must reduce; None when the atom is no such chain.  So a covector
+    premise must reduce; None when the atom is no such chain, or when a tuple
+    is to be projected and there is no ``project`` (a trace is kept: the
+    premise runs, and records the step).  A premise with nothing to do is
+    recorded by no one, so the first case is the same reduction either way.  So a covector
     π₁ (… (π₁ dv)) as deep as a nest of tuples is moved through each stage in
     constant work (tuple-proj; issue 30), not rebuilt."""
     c = chain_of(atom)
@@ -805,6 +809,8 @@ def _moved_chain(atom: Term, m: dict, project) -> Optional[tuple]:
         return None
     v, path = c
     img = m[v.name]
+    if project is None and type(img) is Tuple:  # (a step the trace must show)
+        return None
     while path is not None and type(img) is Tuple:
         img = project(path.index, img)  # (rule 2, counted: the premise's step)
         path = path.outer

@@ -1018,3 +1018,22 @@ def test_a_closure_iterated_in_a_function_direction_costs_linear_work_in_the_ite
         return g.steps
     s1, s3, s5, s7 = grad(1), grad(3), grad(5), grad(7)
     assert s7 - s5 <= s5 - s3 <= s3 - s1 + 2, (s1, s3, s5, s7)
+
+
+@pytest.mark.xfail(strict=True, reason="known: a program with a shadowed binder takes one 8c "
+                   "more than the same program renamed apart")
+def test_renaming_a_shadowed_binder_apart_changes_no_step():
+    """The thorough profile (2026-11-30, at 1e6cc74 and at 8c857e7) drew a foldl whose
+    continuation ``λacc. k (f acc x)`` meets ``k = λacc. acc``: after β the series holds
+    ``λacc. let acc = … in acc``, and the gradient takes one 8c more (93 steps) than the
+    same program with every binder renamed apart (92): the traces part at the first 8c
+    after that β.  The likely cause (not verified): 8c's run of helpers called once goes
+    on past a kept stage only if the stage binds no name the run has seen (a name bound
+    twice could be captured).  Both rows are right; the property
+    ``test_renaming_and_spelling_change_nothing`` asks for the same steps."""
+    from pullback_calc.testing.programs import alpha_rename
+    t = pc.parse(_data("shadowed_binder_program.txt"))
+    a, b = pc.grad(t, [0.3, 0.3], record=False), pc.grad(alpha_rename(t, "engine"),
+                                                          [0.3, 0.3], record=False)
+    assert list(a) == list(b)
+    assert a.steps == b.steps, (a.steps, b.steps)

@@ -7,9 +7,11 @@ Design choices:
 
 - Type variables live in a union-find: ``parent`` links variables to
   variables (with path compression) and ``value`` holds the structure a root
-  variable stands for.  Unification is an explicit work list with an occurs
-  check; types are only zonked (fully resolved) once, at the end, or for an
-  error message.
+  variable stands for.  Unification is an explicit work list; the occurs
+  check is one walk of the type graph at the end (``_solved``), and on an
+  error the inference runs again checking at each binding, for the message.
+  Types are only zonked (fully resolved) once, at the end, or for an error
+  message.
 - Duals and functions: σ⋆ is usable wherever σ → ℝ is, and a λ-abstraction
   with body of type ℝ is accepted where σ⋆ is expected (``λz. λw. π₁ w`` is a
   1-form τ → τ⋆).  Unification therefore treats ``DualT(σ)`` and
@@ -27,7 +29,7 @@ Design choices:
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from ..deep import deep, trampoline
 from ..errors import TypeError_
@@ -63,7 +65,15 @@ class _Clash(Exception):
         self.occurs = occurs
 
 
+class _Cyclic(Exception):
+    """An error's message was asked for while the occurs check was deferred."""
+
+
 class _Checker:
+    #: check for an infinite type at each binding (the error where it arises), or
+    #: once, at the end, over the whole graph (``_solved``: linear in the types)
+    eager_occurs = True
+
     def __init__(self, env: Optional[dict], closed: bool = False):
         self.env = dict(env or {})
         self.closed = closed               # an undeclared free variable is an error
@@ -112,9 +122,39 @@ class _Checker:
         return False
 
     def bind(self, v: TVar, t: Type) -> None:
-        if self.occurs(v, t):
+        if self.eager_occurs and self.occurs(v, t):
             raise _Clash(occurs=(v, t))
         self.value[v.id] = t
+
+    def acyclic(self) -> bool:
+        """No bound variable's structure reaches the variable again: one
+        depth-first walk of the whole type graph (each root variable once)."""
+        state: dict[int, int] = {}  # root id -> 1 on the walk's path, 2 done
+        for vid in list(self.value):
+            if state.get(vid):
+                continue
+            stack: list = [(TVar(vid), False)]
+            while stack:
+                t, leaving = stack.pop()
+                r, h = self.resolve(t)
+                if r is not None:
+                    if leaving:
+                        state[r.id] = 2
+                        continue
+                    seen = state.get(r.id)
+                    if seen == 1:
+                        return False
+                    if seen == 2:
+                        continue
+                    state[r.id] = 1
+                    stack.append((r, True))
+                if isinstance(h, Prod):
+                    stack.extend((i, False) for i in h.items)
+                elif isinstance(h, Arrow):
+                    stack += [(h.dom, False), (h.cod, False)]
+                elif isinstance(h, DualT):
+                    stack.append((h.of, False))
+        return True
 
     def unify(self, a: Type, b: Type) -> None:
         stack = [(a, b)]
@@ -123,6 +163,14 @@ class _Checker:
             (ra, a), (rb, b) = self.resolve(x), self.resolve(y)
             if a is b:
                 continue
+            if not self.eager_occurs and ra is not None and rb is not None \
+                    and type(a) is type(b) and not isinstance(a, TVar) \
+                    and (not isinstance(a, Prod)
+                         or (isinstance(b, Prod) and len(a.items) == len(b.items))):
+                # one structure now: met again -- in a cyclic graph, the occurs check
+                # deferred -- the pair is equal at once, and unification ends.  (Not
+                # when checking eagerly: an error's message shows both types as given)
+                self.parent[ra.id] = rb
             if isinstance(a, TVar) and isinstance(b, TVar):
                 if a.id != b.id:
                     self.parent[a.id] = b
@@ -152,6 +200,8 @@ class _Checker:
             self.value[rf.id] = d
 
     def zonk(self, t: Type, memo: dict) -> Type:
+        if not self.eager_occurs:  # (an error's message, its types perhaps cyclic)
+            raise _Cyclic
         return trampoline(self._zonk(t, memo))
 
     def _zonk(self, t: Type, memo: dict):
@@ -445,20 +495,29 @@ class _Checker:
                          f"type, found {show_type(a)} in `{_show(t.arg)}`", pos, t, None, a)
 
     def solve_pending(self) -> None:
-        """Retry postponed projections until none is left or none progresses."""
+        """Retry postponed projections until none is left or none progresses.
+        Each pass after the first goes the other way: a projection solved in a
+        pass may let the next one in it be solved, so a chain of them that
+        wait on each other (``λt. π1 t`` helpers applied to each other's
+        results) is solved in one pass whichever way it runs, not one per pass
+        (quadratic in its length: tests/test_typing.py)."""
+        backwards = False
         while self.pending:
             todo, self.pending = self.pending, []
             stuck = []
-            for t, ta, r, pos in todo:
+            for t, ta, r, pos in (reversed(todo) if backwards else todo):
                 if isinstance(self.resolve(ta)[1], TVar):
                     stuck.append((t, ta, r, pos))
                 else:
                     self.expect(self.project(t, ta, pos), r, t,
                                 lambda: f"the projection `{_show(t)}`", pos)  # noqa: B023
+            if backwards:
+                stuck.reverse()  # (the order they were met in)
             if len(stuck) == len(todo):
                 t, ta, _, pos = stuck[0]
                 self.project(t, ta, pos, final=True)  # raises
             self.pending += stuck
+            backwards = not backwards
 
 
 def unbound_message(name: str, in_scope, applied: bool = False) -> str:
@@ -517,14 +576,39 @@ def _arg_name(op: str, i: int, n: int) -> str:
 # ---- public API ------------------------------------------------------------------
 
 @deep
+def _solved(make: Callable[[], _Checker], run: Callable[[_Checker], Any]) -> tuple:
+    """(checker, run(checker)) for the inference ``run`` does, with the occurs
+    check deferred to one walk of the type graph at the end.  Checked at each
+    binding it walks the type bound, and a program whose types nest k deep, each
+    holding the one before (a helper per level of a nest of tuples, x's type
+    not known until the end), took O(k²) (tests/test_typing.py).  On a type
+    error or an infinite type it runs again with the check at each binding, so
+    that the error is the one found where it arises, with its message."""
+    c = make()
+    c.eager_occurs = False
+    try:
+        out = run(c)
+        if c.acyclic():
+            c.eager_occurs = True  # (acyclic: its types can be resolved)
+            return c, out
+    except (TypeError_, _Cyclic):
+        pass
+    c = make()
+    return c, run(c)
+
+
+def _inferred(c: _Checker, term: Term) -> Type:
+    t = c.infer(term, None)
+    c.solve_pending()
+    return t
+
+
 def infer_with_free(term: Term, env: Optional[dict] = None,
                     closed: bool = False) -> tuple[Type, dict[str, Type]]:
     """The type of ``term`` and of each of its free variables, fully resolved.
     ``closed=True``: a free variable not given a type by ``env`` is an error
     (with a did-you-mean suggestion)."""
-    c = _Checker(env, closed)
-    t = c.infer(term, None)
-    c.solve_pending()
+    c, t = _solved(lambda: _Checker(env, closed), lambda c: _inferred(c, term))
     memo: dict = {}
     return c.zonk(t, memo), {n: c.zonk(u, memo) for n, u in c.free.items()}
 
@@ -541,10 +625,12 @@ def check(term: Term, expected: Type, env: Optional[dict] = None,
     """Check ``term`` against ``expected`` (which may contain type variables):
     the expected type is imposed before postponed projections are solved, so
     e.g. a covector ``λdy. 3 × π1 dy`` checks against (ℝ × ℝ)⋆."""
-    c = _Checker(env, closed)
-    t = c.infer(term, None)
-    c.expect(t, expected, term, lambda: "the term", getattr(term, "pos", None))
-    c.solve_pending()
+    def run(c: _Checker) -> Type:
+        t = c.infer(term, None)
+        c.expect(t, expected, term, lambda: "the term", getattr(term, "pos", None))
+        c.solve_pending()
+        return t
+    c, t = _solved(lambda: _Checker(env, closed), run)
     return c.zonk(t, {})
 
 
@@ -552,9 +638,7 @@ def check(term: Term, expected: Type, env: Optional[dict] = None,
 def pullback_domains(term: Term, env: Optional[dict] = None) -> list[Type]:
     """The domain type of every pullback Ω(S)P in ``term`` (to tell users when
     a derivative is taken along a function-typed input)."""
-    c = _Checker(env)
-    c.infer(term, None)
-    c.solve_pending()
+    c, _ = _solved(lambda: _Checker(env), lambda c: _inferred(c, term))
     memo: dict = {}
     return [c.zonk(d, memo) for d in c.pb_domains]
 
@@ -582,11 +666,13 @@ def subterm_types(term: Term, wanted: set, expected: Optional[Type] = None,
     whose id is in ``wanted``, as the inference of the whole term (checked
     against ``expected``, if given) finds it: the function of Ω(λx. 1) ω ⟨1, 2⟩
     has type ℝ × ℝ → ℝ only in its context."""
-    c = _Recording(env, wanted)
-    ty = c.infer(term, None)
-    if expected is not None:
-        c.expect(ty, expected, term, lambda: "the term", getattr(term, "pos", None))
-    c.solve_pending()
+    def run(c: _Checker) -> None:
+        ty = c.infer(term, None)
+        if expected is not None:
+            c.expect(ty, expected, term, lambda: "the term", getattr(term, "pos", None))
+        c.solve_pending()
+    c, _ = _solved(lambda: _Recording(env, wanted), run)
+    assert isinstance(c, _Recording)
     memo: dict = {}
     return {k: c.zonk(v, memo) for k, v in c.seen.items()}
 

@@ -801,9 +801,9 @@ def _moved_chain(atom: Term, m: dict, project) -> Optional[tuple]:
     premise must reduce; None when the atom is no such chain, or when a tuple
     is to be projected and there is no ``project`` (a trace is kept: the
     premise runs, and records the step).  A premise with nothing to do is
-    recorded by no one, so the first case is the same reduction either way.  So a covector
-    π₁ (… (π₁ dv)) as deep as a nest of tuples is moved through each stage in
-    constant work (tuple-proj; issue 30), not rebuilt."""
+    recorded by no one, so the first case is the same reduction either way.  So
+    a covector π₁ (… (π₁ dv)) as deep as a nest of tuples is moved through each
+    stage in constant work (tuple-proj; issue 30), not rebuilt."""
     c = chain_of(atom)
     if c is None:
         return None
@@ -829,9 +829,7 @@ def _moved_chain(atom: Term, m: dict, project) -> Optional[tuple]:
             path = ProjPath(i, path)
     else:
         w = img
-    t = Proj.chain(w, path)
-    t._fv = fv(w)
-    return True, t
+    return True, Proj.chain(w, path)
 
 
 def _settle(coeffs: dict, atoms: list, settle) -> None:

@@ -507,10 +507,11 @@ class Proj(Term):
     def chain(v: Var, path: ProjPath) -> Proj:
         """πₐₖ (… (πₐ₁ v)) for ``path`` = a₁, …, aₖ, made in one node: its hash from
         the path's, its projections below the outermost made when ``arg`` is first
-        read (Sum.lazy's device).  The caller gives its free variables (v's)."""
+        read (Sum.lazy's device)."""
         t = Proj(path.outermost, v)
         del t.arg  # (unset until read: __getattr__)
         t._chain = (v, path)
+        t._fv = v._fv if v._fv is not None else frozenset((v.name,))  # (v's, as subst.fv)
         t._hash = (hash(v) * path.power + path.poly) % _PROJ_M
         return t
 

@@ -575,7 +575,6 @@ def _arg_name(op: str, i: int, n: int) -> str:
 
 # ---- public API ------------------------------------------------------------------
 
-@deep
 def _solved(make: Callable[[], _Checker], run: Callable[[_Checker], Any]) -> tuple:
     """(checker, run(checker)) for the inference ``run`` does, with the occurs
     check deferred to one walk of the type graph at the end.  Checked at each
@@ -603,6 +602,7 @@ def _inferred(c: _Checker, term: Term) -> Type:
     return t
 
 
+@deep
 def infer_with_free(term: Term, env: Optional[dict] = None,
                     closed: bool = False) -> tuple[Type, dict[str, Type]]:
     """The type of ``term`` and of each of its free variables, fully resolved.

@@ -438,3 +438,30 @@ def test_stage_maps_of_a_function_valued_body_compose_by_lets():
     _linear_in_k([f"λ⟨x1, x2⟩. {GRAD1}let s = sin(x1) in "
                   f"Ω(λg. g (({f.format(_chain_of('u', k, ' + s'))}) x1)) (λz. λw. w) "
                   f"(λt. t) (λt. t × x1)" for k in (2, 4, 8)])
+
+
+def test_substitution_keeps_a_node_shared_across_a_binder_that_hides_a_key():
+    """A node reached both outside and under λx, substituted for x and y: under the
+    λ the map is the outer one less x, and a node that reads no x gets the same image
+    there as outside -- one node, not two.  (Two images made a program that binds a
+    name again, ``λc. let v3 = y × 3 …`` beside ``λv3. …``, take 6 more steps than the
+    same program renamed apart: rule 5's coefficients lost the sharing they merge by.)"""
+    from pullback_calc.syntax.subst import subst
+    from pullback_calc.syntax.terms import Lam, Num, Prim, Tuple, Var
+    s = Prim("sin", (Var("y"),))
+    t = Tuple((s, Lam(Var("x"), Tuple((s, Var("x"))))))
+    out = subst(t, {"y": Num(1.0), "x": Num(2.0)})
+    outside, under = out.items[0], out.items[1].body.items[0]
+    assert outside == under and outside is under
+
+
+def test_a_name_bound_again_beside_its_other_use_takes_no_extra_step():
+    """The program of the test above (found by renaming binders to shadowing names):
+    the same steps as renamed apart."""
+    from pullback_calc.testing.programs import alpha_rename
+    t = pc.parse("λ⟨v1, v2⟩. let tw = λf. λz. f (f z) in Ω(λy. Ω(λg. g (g y)) (λa. λb. b) "
+                 "(λv3. Ω(λm. m v3) (λa. λb. b) (λc. 0.5) (λc. let v3 = y × 3 in v3 × v3)) "
+                 "(λv2. tw (λv3. tanh(cos(v2) × v3)) 0.5)) (λa. λb. b) v2 v1")
+    a = pc.grad(t, [0.3, 0.3], record=False)
+    b = pc.grad(alpha_rename(t, "plain"), [0.3, 0.3], record=False)
+    assert list(a) == list(b) and a.steps == b.steps, (a.steps, b.steps)

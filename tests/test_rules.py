@@ -4,6 +4,8 @@ Each case: a term, the rule expected at the first step where it fires, the
 expected contractum (concrete syntax, compared up to α-equivalence), and
 where useful the normal form.
 """
+import math
+
 import pytest
 
 import pullback_calc as pc
@@ -558,3 +560,44 @@ def test_8c_run_moves_a_written_lists_closures_in_one_step():
              if s.rule == "8c" and cells(s.redex)]
     assert moved == [6], moved  # (one step for the six, where one at a time took six)
     assert r.row == [1.0] * 6
+
+
+def test_8c_run_goes_past_a_stage_that_binds_a_name_again():
+    """A kept stage that binds a name the run read (here y, free in the alias c's image,
+    hence in the helpers substituted below the stage) is renamed apart: the run goes on
+    past it, as in the program renamed apart, and captures nothing.  (The run stopped
+    there: a foldl's continuation ``λacc. k (f acc x)`` meeting ``k = λacc. acc``
+    took one 8c more than the same program renamed apart -- the thorough profile.)"""
+    from pullback_calc.reduction.rules import RULES
+    from pullback_calc.syntax.subst import fv, subst
+    from pullback_calc.syntax.terms import App, Num, is_let
+    src = ("Ω(λx. let c = y in let h = λz. z × c in let y = sin(x) in "
+           "let g = λz. z + c in let r = h y in let s = g r in s) (λa. λw. w)")
+    t = pc.parse(src)
+    out = RULES["8c"](t, None)
+    lets, u = [], out.fun.body
+    while is_let(u):
+        lets.append(u)
+        u = u.fun.body
+    # c, h and g substituted in the one step; the stage kept, its binder renamed apart
+    assert len(lets) == 3 and pc.pretty(lets[0].arg) == "sin(x)", pc.pretty(out)
+    assert lets[0].fun.pat.name != "y" and "y" in fv(out)
+    for term in (t, out):  # (and the meaning: d/dx (sin(x) y + y) = cos(x) y, y free)
+        v = subst(term, {"y": Num(0.7)})
+        got = pc.reduce(App(App(v, Num(0.5)), Num(1.0))).value
+        assert got.value == pytest.approx(math.cos(0.5) * 0.7), pc.pretty(got)
+
+
+def test_8c_takes_the_same_run_whatever_names_the_series_repeats():
+    """A name bound twice in the series (nil's ``v4`` bound again to a constant) kept
+    the run from a stage that read the new binding, which it took for the old (an
+    abstraction a kept stage may not read): the run follows bindings, not names."""
+    from pullback_calc.testing.programs import alpha_rename
+    src = ("λ⟨x1, x2⟩. let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in "
+           "let sum = λl. l (λx. λacc. x + acc) 0 in let iter6 = λf7. λz8. f7 z8 in "
+           "let n12 = λf. λa. f a in "
+           "exp(sin(sum (n12 (λl. cons (iter6 (λt5. sin(t5 × (-1))) x2) l) nil)))")
+    t = pc.parse(src)
+    a = pc.grad(t, [0.3, 0.3], record=False)
+    b = pc.grad(alpha_rename(t, "shadow"), [0.3, 0.3], record=False)
+    assert list(a) == list(b) and a.steps == b.steps, (a.steps, b.steps)

@@ -1020,20 +1020,54 @@ def test_a_closure_iterated_in_a_function_direction_costs_linear_work_in_the_ite
     assert s7 - s5 <= s5 - s3 <= s3 - s1 + 2, (s1, s3, s5, s7)
 
 
-@pytest.mark.xfail(strict=True, reason="known: a program with a shadowed binder takes one 8c "
-                   "more than the same program renamed apart")
 def test_renaming_a_shadowed_binder_apart_changes_no_step():
     """The thorough profile (2026-11-30, at 1e6cc74 and at 8c857e7) drew a foldl whose
     continuation ``λacc. k (f acc x)`` meets ``k = λacc. acc``: after β the series holds
     ``λacc. let acc = … in acc``, and the gradient takes one 8c more (93 steps) than the
     same program with every binder renamed apart (92): the traces part at the first 8c
-    after that β.  The likely cause (not verified): 8c's run of helpers called once goes
-    on past a kept stage only if the stage binds no name the run has seen (a name bound
-    twice could be captured).  Both rows are right; the property
-    ``test_renaming_and_spelling_change_nothing`` asks for the same steps."""
+    after that β.  8c's run of helpers called once went on past a kept stage only if
+    the stage bound no name the run had seen (it could capture): such a stage is now
+    renamed apart, and the series' repeated binders before the run too.  Both rows
+    were right; the property ``test_renaming_and_spelling_change_nothing`` asks for the
+    same steps (and renames to shadowing names: ``alpha_rename(…, "shadow")``)."""
     from pullback_calc.testing.programs import alpha_rename
     t = pc.parse(_data("shadowed_binder_program.txt"))
     a, b = pc.grad(t, [0.3, 0.3], record=False), pc.grad(alpha_rename(t, "engine"),
                                                           [0.3, 0.3], record=False)
     assert list(a) == list(b)
     assert a.steps == b.steps, (a.steps, b.steps)
+
+
+def test_a_binder_named_as_a_direction_is_renamed_apart_in_rule_18():
+    """A covector ``λdv1. …`` (the result of a pullback along ``λv1. …``) under rule
+    18, whose environment binds another ``v1`` (the program repeats the name): the
+    premise substitutes the direction P for p̂ = ⟨…, dv1, …⟩, and took the covector's
+    own dv1 for it -- the normal form had a product of two directions (a
+    JacobianError, "atoms that are not input coordinates").  The inner binder is now
+    renamed apart from p's directions as from p.  Found by renaming binders to
+    shadowing names (``alpha_rename(…, "shadow")``)."""
+    from pullback_calc.testing.programs import alpha_rename
+    src = ("λ⟨v1, v2⟩. Ω(λv1. Ω(λv4. let v1 = cos(v4) in v1 × v4) (λa. λb. b) v1 1) "
+           "(λv4. λv3. v1 × v4 × v3) v2 2")
+    t = pc.parse(src)
+    a = pc.grad(t, [0.3, 0.3], record=False)
+    b = pc.grad(alpha_rename(t, "plain"), [0.3, 0.3], record=False)
+    assert list(a) == list(b) and a.steps == b.steps, (list(a), list(b), a.steps, b.steps)
+    # the program is 2 v1 g(v2) g'(v2), g(u) = d/du (cos(u) u) = cos(u) − u sin(u)
+    x1, u = 0.3, 0.3
+    g, g1 = math.cos(u) - u * math.sin(u), -2 * math.sin(u) - u * math.cos(u)
+    g2 = -3 * math.cos(u) + u * math.sin(u)
+    assert list(a) == pytest.approx([2 * g * g1, 2 * x1 * (g1 * g1 + g * g2)])
+
+
+def test_a_let_that_binds_the_inner_binder_again_does_not_send_the_tangent_forward():
+    """``λz. λw. (let w = … in π1 w − π2 w) × w``: rule 18's tangent premise chose
+    the forward rules because the let's w was taken for the symbolic inner w (an
+    inert chain, ``_runs_forward``); renamed apart it ran by pullback: one step
+    apart.  A name bound again is the new binding from there on."""
+    from pullback_calc.testing.programs import alpha_rename
+    t = pc.parse("λ⟨x1, x2⟩. Ω(λy. x1 × y) (λz. λw. (let w = ⟨x1 × z, x2⟩ in π1 w − π2 w) "
+                 "× w) 1 0.5")
+    a = pc.grad(t, [0.3, 0.3], record=False)
+    b = pc.grad(alpha_rename(t, "plain"), [0.3, 0.3], record=False)
+    assert list(a) == list(b) and a.steps == b.steps, (a.steps, b.steps)

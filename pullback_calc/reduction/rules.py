@@ -22,8 +22,9 @@ from ..syntax.subst import alpha_eq, bind_pattern, fv, fv_copied, rename_apart, 
 from ..syntax.subst import linear as is_linear
 from ..syntax.terms import (ANF, DEAD, DEAD_K, GROUND, GROUND_K, NF, UNREAD, UNREAD_K,
                             SPINE, App, Dual, Jac, Lam, Num, PartialPos, Prim, Proj, Pullback,
-                            Sum, Term, Tuple, Var, Zero, ZERO, binds, direction_pattern,
-                            formal_sum, fresh, is_let, pattern_vars, remake, subterm_kids)
+                            Sum, Term, Tuple, Var, Zero, ZERO, binds, direction_of,
+                            direction_pattern, formal_sum, fresh, is_let, pattern_vars, remake,
+                            subterm_kids)
 from . import linear
 from .linear import is_zero
 from .env import Env, PatVars
@@ -654,29 +655,39 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         # end, made the gradient quadratic in time (benchmarks/README.md, church)
         # A stage between the run's helpers (an element a cons cell holds, computed
         # between the cells) is kept in place, and the run goes on past it, when it
-        # reads no helper of the run and binds no name the run's values read or bind
-        # (no capture): one walk for the whole list, where the run ended at each
-        # stage and 8c took the cells one walk each (church-cons of computed elements)
+        # reads nor binds a helper of the run (a name the run's values read, free
+        # outside the series, is renamed apart below: no capture): one walk for the
+        # whole list, where the run ended at each stage and 8c took the cells one walk
+        # each (church-cons of computed elements)
         run: list = []  # (let, what: constant, helper or kept)
         u = rest
+        # Which lets the run takes depends on the bindings, not on the names: a name
+        # bound again in the run is the new binding from there on, as in the program
+        # renamed apart (a repeated name made the run end sooner: one step more)
         helpers: set = set(pattern_vars(let_.fun.pat)) if isinstance(let_.arg, Lam) else set()
-        seen = set(fv(let_.arg)) | set(pattern_vars(let_.fun.pat))  # (read or bound)
+        called: set = set(helpers) if top_helper else set()  # (helpers _called_once judges)
+        any_helper = bool(helpers)  # (helpers: the abstractions bound now, kept stages' bar)
         gap = 0  # (stages kept since the last constant or helper)
         while is_let(u):
+            names = pattern_vars(u.fun.pat)
+            if not called.isdisjoint(names):
+                break  # (a helper bound again: renamed apart, it would not be called in
+                # the rest, and the run would end at it all the same)
             if _constant_let(u):
                 what = _CONSTANT
             elif _run_helper(u):
                 what = _HELPER
-                helpers.add(u.fun.pat.name)
-            elif helpers and gap < KEPT_REACH and not (helpers & fv(u.arg)) \
-                    and seen.isdisjoint(pattern_vars(u.fun.pat)):
+            elif any_helper and gap < KEPT_REACH and not (helpers & fv(u.arg)):
                 what = _KEPT
             else:
                 break
+            helpers.difference_update(names)
+            if what is _HELPER:
+                helpers.add(u.fun.pat.name)
+                called.add(u.fun.pat.name)
+                any_helper = True
             gap = gap + 1 if what is _KEPT else 0
             run.append((u, what))
-            seen.update(fv(u.arg))
-            seen.update(pattern_vars(u.fun.pat))
             u = u.fun.body
         while run and run[-1][1] is _KEPT:  # (the rest begins at a trailing stage)
             u = run.pop()[0]
@@ -685,10 +696,25 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
         if top_helper and id(let_) not in valid:
             run = []  # (a helper 8c copies for another reason: its own walk, alone)
         pending: list = []  # (kept since the last let substituted)
+        renamed: list = []  # (the images a pending stage's new names replaced)
+        seen = set(fv(let_.arg)) | set(pattern_vars(let_.fun.pat))  # (read or bound)
         for r, what in run:
             v = r.arg
             if what is _KEPT:
-                pending.append((r, subst(v, {k: images[k] for k in fv(v) if k in images})))
+                v = subst(v, {k: images[k] for k in fv(v) if k in images})
+                pat = r.fun.pat
+                clash = [n for n in pattern_vars(pat) if n in seen]
+                if clash:
+                    # a name the run read or bound before: the stage's binder renamed
+                    # apart (an image must not be captured below it, nor replace its
+                    # uses), as in the program renamed apart, whose run goes on alike
+                    ren = {n: Var(fresh(n)) for n in clash}
+                    pat = subst(pat, ren)
+                    renamed += [(n, images.get(n)) for n in clash]
+                    images.update(ren)
+                pending.append((r, pat, v))
+                seen.update(fv(r.arg))
+                seen.update(pattern_vars(r.fun.pat))
                 continue
             name = r.fun.pat.name
             if what is _CONSTANT:
@@ -697,14 +723,21 @@ def pullback_let_constant(t: Pullback, m: Premises) -> Term:
                 images[name] = subst(v, {k: images[k] for k in fv(v) if k in images})
             else:
                 break
+            seen.update(fv(v))
+            seen.add(name)
             kept += pending
-            pending = []
+            pending, renamed = [], []
             rest = r.fun.body
+        for n, image in reversed(renamed):  # (stages left in the rest keep their names)
+            if image is None:
+                del images[n]
+            else:
+                images[n] = image
     if isinstance(let_.arg, Lam) and fv(let_.arg) and isinstance(let_.fun.pat, Var):
         rest = split_pairs(let_.fun.pat.name, rest)  # (a helper copied to its calls)
     body = subst(rest, images)
-    for r, v in reversed(kept):  # (the stages kept in place, over the rest)
-        body = App(Lam(r.fun.pat, body, r.fun.ann, r.fun.pos), v, r.pos)
+    for r, pat, v in reversed(kept):  # (the stages kept in place, over the rest)
+        body = App(Lam(pat, body, r.fun.ann, r.fun.pos), v, r.pos)
     out = Lam(lam.pat, body, lam.ann)
     if not any(isinstance(v, Lam) for v in images.values()):
         # a numeral or a variable brings no binder: the spine stays unique (an
@@ -1232,9 +1265,16 @@ def jac_function_symbol(t: App, m: Premises) -> Term:
 
 
 def _apart(q: Term, body: Term, env: Env, avoid: frozenset) -> tuple[Term, Term]:
-    """Rename the inner binder q away from p and from the free variables of
-    the point and direction, so differentiating under it captures nothing."""
-    clash = [n for n in pattern_vars(q) if n in avoid or env.path(n) is not None]
+    """Rename the inner binder q away from p, from the directions of p (the
+    premise substitutes the direction P for p̂: a binder ``dx`` of the body --
+    the covector of another variable named x -- would be taken for x's) and
+    from the free variables of the point and direction, so differentiating under
+    it captures nothing."""
+    def taken(n: str) -> bool:
+        x = direction_of(n)
+        return n in avoid or env.path(n) is not None or (
+            x is not None and env.path(x) is not None)
+    clash = [n for n in pattern_vars(q) if taken(n)]
     if not clash:
         return q, body
     ren = {n: Var(fresh(n)) for n in clash}
@@ -1356,8 +1396,8 @@ def _runs_forward(t: Term, moving: frozenset, symbolic: frozenset) -> bool:
             stack.append((t.arg, moving, symbolic, True))
             bound = frozenset(pattern_vars(t.fun.pat))
             moving = moving | bound
-            if names & symbolic:
-                symbolic = symbolic | bound
+            # (a name bound again is the new binding from here on: symbolic or not)
+            symbolic = symbolic | bound if names & symbolic else symbolic - bound
             t = t.fun.body
         if isinstance(t, (Var, Num, Zero)):
             continue

@@ -470,15 +470,22 @@ def subst(t: Term, m: Mapping[str, Term]) -> Term:
     # point for a stage's environment pattern is most of them)
     images = [m, None] if len(m) > 4 else None
     # each shared node once (under the same map): a tangent's DAG is not a tree
-    return bottom_up_shared((t, m, keys, images), _subst_open, remake, _subst_key)
+    return bottom_up_shared((t, m, keys, images, None), _subst_open, remake, _subst_key)
 
 
 def _subst_key(item) -> tuple:
-    return id(item[0]), id(item[1])
+    # under a binder that hides keys, the map is the outer one less those keys: a node
+    # that reads none of them is substituted as under the outer map -- one image for
+    # both, so that a node shared inside and outside the binder stays one node (else
+    # a name the program binds again, λx. … let x = …, would unshare the graph)
+    u, m, hidden = item[0], item[1], item[4]
+    if hidden is not None and fv(u).isdisjoint(hidden[1]):
+        return id(u), id(hidden[0])
+    return id(u), id(m)
 
 
 def _subst_open(item):
-    u, m, keys, images = item
+    u, m, keys, images, hidden = item
     ufv = fv(u)
     if not meets(ufv, keys):
         return None, u
@@ -493,6 +500,8 @@ def _subst_open(item):
             if not meets(ufv, inner_keys):
                 return None, u
             inner = {k: v for k, v in m.items() if k in inner_keys}
+            hidden = (m, keys & frozenset(names)) if hidden is None else \
+                (hidden[0], hidden[1] | (keys & frozenset(names)))
         if images is not None and images[1] is None:
             images[1] = frozenset().union(*(fv(v) for v in images[0].values()))
         if images is None or not images[1].isdisjoint(names):
@@ -502,8 +511,8 @@ def _subst_open(item):
             if clash:
                 ren = {n: Var(fresh(n)) for n in clash}
                 u = Lam(subst(u.pat, ren), subst(u.body, ren), u.ann, u.pos)
-        return ((u.body, inner, inner_keys, images),), u
-    return tuple((c, m, keys, images) for c in u.children()), u
+        return ((u.body, inner, inner_keys, images, hidden),), u
+    return tuple((c, m, keys, images, hidden) for c in u.children()), u
 
 
 def subst_pattern(t: Term, pat: Term, value: Term) -> Term:

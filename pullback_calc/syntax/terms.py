@@ -1039,6 +1039,20 @@ def direction_name(name: str) -> str:
     return d
 
 
+def direction_of(d: str) -> Optional[str]:
+    """The name whose direction ``d`` is in the current reduction (``d`` is
+    ``dx``, ``ddx``, … for x), or None.  Two variables of one name (a binder
+    repeated in the program) share a direction name: a rule that substitutes
+    the directions of a pattern asks this of the binders it goes under."""
+    dirs = _SUPPLY.get(_AMBIENT).dirs
+    base = d
+    while base.startswith("d"):
+        base = base[1:]
+        if dirs.get(base) == d:
+            return base
+    return None
+
+
 def direction_pattern(p: Term) -> Term:
     """The pattern of directions of ``p``; cached on the pattern node, so the
     direction of ⟨p, x⟩ shares the (identical) direction pattern of ``p``.

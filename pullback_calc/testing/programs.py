@@ -41,7 +41,7 @@ from typing import Optional
 
 from hypothesis import strategies as st
 
-from ..syntax.subst import subst
+from ..syntax.subst import fv, subst
 from ..syntax.terms import (App, Lam, Proj, Tuple, Var, is_let, pattern_vars, remake,
                             subterm_kids, subterms)
 
@@ -1020,7 +1020,9 @@ def alpha_rename(term, style: str = "engine"):
     generates itself (``style="engine"``: ``mul_1``, ``dx``, ``u_4``, …), to the
     names of directions (``"directions"``: each binder is named ``d`` and the name
     of the one before, ``v1``, ``dv1``, ``ddv1``, …: the engine names the direction
-    of ``x`` ``dx`` unless that is taken) or to plain fresh ones (``"plain"``).
+    of ``x`` ``dx`` unless that is taken), to plain fresh ones (``"plain"``) or,
+    wherever no capture follows, to the name of a binder in scope (``"shadow"``:
+    ``λx. let x = … in x``, as users write an accumulator or a loop variable again).
     The meaning, the rows and the steps stay (the steps: but for "directions",
     whose direction names are longer)."""
     new_name = _namer(term, ("mul_", "dx", "u_", "omega_", "app_", "d", "z_")
@@ -1042,11 +1044,26 @@ def alpha_rename(term, style: str = "engine"):
             return Var(ren[p.name])
         return Tuple(tuple(rename_pattern(i, ren) for i in p.items))
 
+    scope: list[str] = []  # (the names bound around the term gone into, innermost last)
+
+    def name_for(x: str, body, chosen: set) -> str:
+        if style == "shadow":
+            free = fv(body)
+            for y in reversed(scope):  # (the nearest binder whose name body does not read)
+                if y not in free and y not in chosen:
+                    return y
+        return new_name()
+
     def go(t):
         if isinstance(t, Lam):
-            ren = {x: new_name() for x in pattern_vars(t.pat)}
+            ren: dict = {}
+            for x in pattern_vars(t.pat):
+                ren[x] = name_for(x, t.body, set(ren.values()))
             body = subst(t.body, {x: Var(y) for x, y in ren.items()})
-            return Lam(rename_pattern(t.pat, ren), go(body), t.ann, t.pos)
+            scope.extend(ren.values())
+            out = Lam(rename_pattern(t.pat, ren), go(body), t.ann, t.pos)
+            del scope[len(scope) - len(ren):]
+            return out
         return _map_kids(t, go)
     return go(term)
 

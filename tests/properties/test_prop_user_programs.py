@@ -405,6 +405,13 @@ def _grad(t, pt):
         return "overflow"
 
 
+@example(UserProgram(_helpers_program("shadowed_binder_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"combinator", "curried"})), "engine", False)
+# (its second thorough run, th53: two written-out lets binding mul_14 and mul_15 each,
+# renamed apart: one step fewer -- 118 vs 117 before 2026-11-30's fixes)
+@example(UserProgram(_helpers_program("repeated_let_names_program.txt"), 2, (0.3, 0.3),
+                     frozenset({"grad1", "grad1-nested", "let-reuse", "returns-pair"})),
+         "engine", False)
 @given(programs(2), st.sampled_from(("engine", "plain", "shadow")), st.booleans())
 def test_renaming_and_spelling_change_nothing(p, style, ascii):
     """α-renaming every binder (to names such as ``mul_1``, ``dx``, ``u_4`` that the

@@ -1046,7 +1046,7 @@ def alpha_rename(term, style: str = "engine"):
 
     scope: list[str] = []  # (the names bound around the term gone into, innermost last)
 
-    def name_for(x: str, body, chosen: set) -> str:
+    def name_for(body, chosen: set) -> str:
         if style == "shadow":
             free = fv(body)
             for y in reversed(scope):  # (the nearest binder whose name body does not read)
@@ -1058,7 +1058,7 @@ def alpha_rename(term, style: str = "engine"):
         if isinstance(t, Lam):
             ren: dict = {}
             for x in pattern_vars(t.pat):
-                ren[x] = name_for(x, t.body, set(ren.values()))
+                ren[x] = name_for(t.body, set(ren.values()))
             body = subst(t.body, {x: Var(y) for x, y in ren.items()})
             scope.extend(ren.values())
             out = Lam(rename_pattern(t.pat, ren), go(body), t.ann, t.pos)

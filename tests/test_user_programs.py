@@ -1073,18 +1073,51 @@ def test_a_let_that_binds_the_inner_binder_again_does_not_send_the_tangent_forwa
     assert list(a) == list(b) and a.steps == b.steps, (a.steps, b.steps)
 
 
-@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
-                   reason="known, open: found by the thorough profile (th54, 2026-11-30); the "
-                          "code before that stop takes the same 2,268 steps")
 def test_helpers_in_combinators_with_a_zero_row_cost_what_they_do_written_in_place():
     """The thorough profile's run th54 (2026-11-30) drew, for
     ``test_helpers_passed_to_combinators_cost_what_they_do_written_in_place``, a
     program whose first row is 0 (``J(λy. h41 ⟨y, x2, x1⟩)·x1`` applied to x2, h41 a
     foldr over a list whose cells call helpers holding nested pullbacks): 2,268 steps
-    with its helpers, 359 with them written in place (the evaluation: 145), over the
-    property's 2.5 × 359 + 300 = 1,197.  Not analysed yet; the numbers are right."""
+    with its helpers, 359 with them written in place, over the property's
+    2.5 × 359 + 300 = 1,197.  h41 calls a helper that is a coordinate, so 8c kept it
+    a coordinate too, and reverse mode took h41's own tangent (1,103 steps: along
+    everything it captures) to differentiate it along y afterwards; it is used once,
+    in the Jacobian's map, and is moved there now (``inlined_once``): 379 steps."""
     t = pc.parse(_data("helpers_in_combinators_zero_row_program.txt"))
     from pullback_calc.testing.programs import inline_helpers
     b = pc.jacobian_row(inline_helpers(t), [0.9, 0.5], 0, record=False)
     a = pc.jacobian_row(t, [0.9, 0.5], 0, max_steps=int(2.5 * b.steps) + 300, record=False)
     assert list(a.row) == list(b.row) == [0.0, 0.0]
+
+
+_CHURCH = ("let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in "
+           "let sum = λl. l (λx. λacc. x + acc) 0 in let foldr = λf. λz. λl. l f z in ")
+
+
+@pytest.mark.parametrize("cell", ["b", "a × a × b"])
+def test_a_helper_that_calls_a_coordinate_used_once_in_a_jacobian_costs_what_it_does_in_place(
+        cell):
+    """th54's program, minimised: k calls pr, a helper 8c keeps as a coordinate
+    (it computes and calls others), and is used once, in the map of
+    ``J(λy. k ⟨y, x1⟩)·x1``.  Kept a coordinate, k's tangent along all it captures
+    was taken first (1,037 steps where written in place takes 208, for a row of
+    zeros; 2,398 against 1,206 when k reads y).  The gradient is checked against
+    its closed form: k ⟨a, b⟩ = ½ (u − v) c with u = 3 + 2 x1, v = x1 (3 + x1 + x2)
+    and c the second cell."""
+    from pullback_calc.testing.programs import inline_helpers
+    t = pc.parse("λ⟨x1, x2⟩. " + _CHURCH +
+                 "let h = λ⟨a, b⟩. sum (cons 3 (cons x1 (cons b nil))) in "
+                 "let g = λc. foldr (λe. λacc. e × acc) (h ⟨x1, x2⟩) (λf. λd. f c d) in "
+                 "let pr = λm. ⟨h ⟨2, m⟩, g m⟩ in "
+                 "let k = λ⟨a, b⟩. foldr (λe. λacc. e × acc) 0.5 "
+                 f"(λf. λd. f (let ⟨u, v⟩ = pr x1 in u − v) (f ({cell}) d)) in "
+                 "(J(λy. k ⟨y, x1⟩)·x1) x2")
+    b = pc.grad(inline_helpers(t), [0.9, 0.5], record=False)
+    a = pc.grad(t, [0.9, 0.5], max_steps=int(1.5 * b.steps), record=False)
+    x1, x2 = 0.9, 0.5
+    w = 3 + 2 * x1 - x1 * (3 + x1 + x2)  # u − v
+    # d/dy of ½ w y² x1 at y = x2, times x1: w x1² x2 (zero when the cell is b)
+    want = ([0.0, 0.0] if cell == "b" else
+            [(2 - 3 - 2 * x1 - x2) * x1 * x1 * x2 + w * 2 * x1 * x2,
+             -x1 * x1 * x1 * x2 + w * x1 * x1])
+    assert list(a) == pytest.approx(want) and list(b) == pytest.approx(want)

@@ -1069,25 +1069,35 @@ def inlined_once(let_: App) -> bool:
     moved into a closure applied many times, a coordinate, has its
     computation repeated by rule 5's premise at every application
     (church-foldl quadratic: 1,750 / 5,965 / 21,895 steps at n = 10 / 20 /
-    40, against 710 / 1,370 / 2,690)."""
+    40, against 710 / 1,370 / 2,690).  Such an abstraction is still moved
+    when its one use is in the function of a Jacobian or pullback stage
+    (``J(λy. h ⟨y, x⟩)·v``): a coordinate there, rule 17 could not look into
+    h, and reverse mode would take h's own tangent -- the derivative of the
+    closure along everything it captures, nested derivatives and all -- to
+    differentiate that along y afterwards (a 0 along y: 2,268 steps, moved
+    379, written in place 359); moved, rule 17's premise differentiates
+    its body along y first, once, as in place."""
     V, q = let_.arg, let_.fun.pat
-    if not isinstance(q, Var) or not (isinstance(V, Var) or
-                                      isinstance(V, Lam) and not computes(V)):
+    if not isinstance(q, Var) or not isinstance(V, (Var, Lam)):
         return False
     x = q.name
+    heavy = isinstance(V, Lam) and computes(V)
     t = let_.fun.body
     while is_let(t):
         E = t.arg
         if x in fv(E):
             if _occurrences(x, E) > 1 or x in fv(t.fun):  # (t.fun: a let binding x again ends L)
                 return False
+            if heavy and not (isinstance(E, Jac) and x in fv(E.lam)
+                              or isinstance(E, Pullback) and x in fv(E.fun)):
+                return False
             return isinstance(V, Var) or not any(
                 isinstance(c, Var) and c.name == x and not (isinstance(E, App) and slot == 0)
                 for slot, c in operands(E))
         if x in pattern_vars(t.fun.pat):  # rebound: L uses q no more
-            return True
+            return not heavy
         t = t.fun.body
-    return x not in fv(t)
+    return x not in fv(t) and not heavy
 
 
 def _occurrences(x: str, t: Term, limit: int = 2) -> int:

@@ -471,11 +471,14 @@ class Machine:
         counted, and held to the budget, as the loop holds its own."""
         taken = self.steps_taken = self.steps_taken + 1
         if taken > self.max_steps:
-            raise StepBudgetExceeded(
-                f"step budget of {self.max_steps} steps exhausted (next: rule {label} in a "
-                f"premise); raise it with max_steps= or --max-steps",
-                rule=label, steps=taken - 1)
+            raise self._exhausted(label, "in a premise", steps=taken - 1)
         self.rule_counts[label] = self.rule_counts.get(label, 0) + 1
+
+    def _exhausted(self, label: str, where: str, **fields) -> StepBudgetExceeded:
+        """The error of a step past the budget: rule ``label`` ``where``."""
+        return StepBudgetExceeded(
+            f"step budget of {self.max_steps} steps exhausted (next: rule {label} {where}); "
+            "raise it with max_steps= or --max-steps", rule=label, **fields)
 
     # the loop ------------------------------------------------------------------------
     def _run(self, term: Term, trace: list) -> Term:
@@ -577,11 +580,9 @@ class Machine:
             taken = self.steps_taken = self.steps_taken + 1  # (premises count theirs in it)
             if taken > max_steps:
                 t = D.materialise(t)
-                e = StepBudgetExceeded(
-                    f"step budget of {self.max_steps} steps exhausted (next: rule {label} on "
-                    f"{_short(t)}); raise it with max_steps= or --max-steps",
-                    rule=label, redex=t, steps=self.steps_taken - 1,
-                    term=plug_all(materialise_ctx(ctx), t))
+                e = self._exhausted(label, f"on {_short(t)}", redex=t,
+                                    steps=self.steps_taken - 1,
+                                    term=plug_all(materialise_ctx(ctx), t))
                 self._stash(e, ctx, t, label)
                 raise e
             if budgets.ACTIVE and not taken & 255:  # time and memory (budgets.py)

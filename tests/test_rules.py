@@ -601,3 +601,20 @@ def test_8c_takes_the_same_run_whatever_names_the_series_repeats():
     a = pc.grad(t, [0.3, 0.3], record=False)
     b = pc.grad(alpha_rename(t, "shadow"), [0.3, 0.3], record=False)
     assert list(a) == list(b) and a.steps == b.steps, (a.steps, b.steps)
+
+
+@pytest.mark.parametrize("style", ["plain", "engine", "shadow"])
+def test_8c_run_ends_at_a_stage_that_binds_a_helpers_name_as_the_renamed_program_does(style):
+    """The one place 8c's run reads a name, not a binding: a kept stage that binds
+    the name of a helper of the run (h, bound again by ``let h = c × x2``) ends the
+    run instead of being renamed apart.  The old h is then called nowhere, so the
+    program renamed apart ends its run at the same helper (``_called_once`` takes no
+    helper the rest does not call): the same steps, by the same rules."""
+    from pullback_calc.testing.programs import alpha_rename
+    t = pc.parse("λ⟨x1, x2⟩. let g = λb. b × x2 in let h = λa. a × x1 in let c = sin(x1) in "
+                 "let h = c × x2 in let r = g h in r × c")
+    a = pc.grad(t, [0.3, 0.7], record=True)
+    b = pc.grad(alpha_rename(t, style), [0.3, 0.7], record=True)
+    assert list(a) == list(b) == pytest.approx([0.7 * 0.7 * 2 * math.sin(0.3) * math.cos(0.3),
+                                                2 * 0.7 * math.sin(0.3) ** 2])
+    assert [s.rule for s in a.trace] == [s.rule for s in b.trace]

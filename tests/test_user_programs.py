@@ -560,6 +560,24 @@ def test_the_atoms_stages_move_before_every_stage_of_the_coefficient():
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9, 'A dead item of a pair "
+                          "keeps a closure's dependence on the input')")
+def test_a_closure_reading_an_input_only_in_a_dead_pair_item_costs_what_it_does_projected():
+    """The thorough profile (th55, 2026-11-30), for
+    ``test_a_closure_taken_out_of_a_pair_costs_what_calling_it_does``: a closure whose
+    body reads x1 only as ``π2 ⟨x1, …⟩`` under two nested ``grad1`` is a function of
+    x1 until it is called, and rule 18's premise takes its tangent along x1 to find
+    it 0: 359 steps, 119 with each pair written as its projected item (a constant
+    map), over the property's 2 × 119 + 100 = 338.  The gradient is (0, 0)."""
+    from pullback_calc.testing.programs import project_written_pairs
+    t = pc.parse(_data("dead_pair_item_closure_program.txt"))
+    b = pc.grad(project_written_pairs(t), [0.3, 0.3], record=False)
+    assert list(b) == [0.0, 0.0]
+    a = pc.grad(t, [0.3, 0.3], max_steps=2 * b.steps + 100, record=False)
+    assert list(a) == [0.0, 0.0]
+
+
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
                    reason="known limitation (papers/calculus.md §9, 'A tangent multiplied by "
                           "zero')")
 def test_a_direction_whose_derivative_is_multiplied_by_zero_costs_what_its_evaluation_does():
@@ -1090,18 +1108,35 @@ def test_helpers_in_combinators_with_a_zero_row_cost_what_they_do_written_in_pla
     assert list(a.row) == list(b.row) == [0.0, 0.0]
 
 
+def test_a_helper_used_once_in_a_jacobian_in_a_helpers_body_costs_what_it_does_in_place():
+    """th55 (2026-11-30), the same property: h16 (a foldr whose cells call nested
+    ``grad1``s) used once in ``J(λy17. h16 ⟨y17, x2⟩)·x1``, inside the body of the
+    helper dx18: 2,583 steps, 756 written in place, over 2.5 × 756 + 300 = 2,190.
+    8c moved h16 only into a map that was the stage itself; it looks under
+    abstractions now (1,130)."""
+    t = pc.parse(_data("helper_in_a_jacobian_under_a_helper_program.txt"))
+    from pullback_calc.testing.programs import inline_helpers
+    b = pc.jacobian_row(inline_helpers(t), [0.3, 0.3], 0, record=False)
+    a = pc.jacobian_row(t, [0.3, 0.3], 0, max_steps=int(2.5 * b.steps) + 300, record=False)
+    assert list(a.row) == list(b.row) == [0.0, 0.0]
+
+
 _CHURCH = ("let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in "
            "let sum = λl. l (λx. λacc. x + acc) 0 in let foldr = λf. λz. λl. l f z in ")
 
 
+@pytest.mark.parametrize("tail", ["(J(λy. k ⟨y, x1⟩)·x1) x2",
+                                  "let d = λs. (J(λy. k ⟨y, x1⟩)·x1) s in d x2"])
 @pytest.mark.parametrize("cell", ["b", "a × a × b"])
 def test_a_helper_that_calls_a_coordinate_used_once_in_a_jacobian_costs_what_it_does_in_place(
-        cell):
+        cell, tail):
     """th54's program, minimised: k calls pr, a helper 8c keeps as a coordinate
     (it computes and calls others), and is used once, in the map of
     ``J(λy. k ⟨y, x1⟩)·x1``.  Kept a coordinate, k's tangent along all it captures
     was taken first (1,037 steps where written in place takes 208, for a row of
-    zeros; 2,398 against 1,206 when k reads y).  The gradient is checked against
+    zeros; 2,398 against 1,206 when k reads y); th55 drew the Jacobian in a helper's
+    body (``d``): 1,146 against 209, 2,791 against 1,207 until 8c looked for the map
+    under abstractions too (320, 2,094 now).  The gradient is checked against
     its closed form: k ⟨a, b⟩ = ½ (u − v) c with u = 3 + 2 x1, v = x1 (3 + x1 + x2)
     and c the second cell."""
     from pullback_calc.testing.programs import inline_helpers
@@ -1110,10 +1145,9 @@ def test_a_helper_that_calls_a_coordinate_used_once_in_a_jacobian_costs_what_it_
                  "let g = λc. foldr (λe. λacc. e × acc) (h ⟨x1, x2⟩) (λf. λd. f c d) in "
                  "let pr = λm. ⟨h ⟨2, m⟩, g m⟩ in "
                  "let k = λ⟨a, b⟩. foldr (λe. λacc. e × acc) 0.5 "
-                 f"(λf. λd. f (let ⟨u, v⟩ = pr x1 in u − v) (f ({cell}) d)) in "
-                 "(J(λy. k ⟨y, x1⟩)·x1) x2")
+                 f"(λf. λd. f (let ⟨u, v⟩ = pr x1 in u − v) (f ({cell}) d)) in " + tail)
     b = pc.grad(inline_helpers(t), [0.9, 0.5], record=False)
-    a = pc.grad(t, [0.9, 0.5], max_steps=int(1.5 * b.steps), record=False)
+    a = pc.grad(t, [0.9, 0.5], max_steps=2 * b.steps, record=False)
     x1, x2 = 0.9, 0.5
     w = 3 + 2 * x1 - x1 * (3 + x1 + x2)  # u − v
     # d/dy of ½ w y² x1 at y = x2, times x1: w x1² x2 (zero when the cell is b)

@@ -1070,8 +1070,8 @@ def inlined_once(let_: App) -> bool:
     computation repeated by rule 5's premise at every application
     (church-foldl quadratic: 1,750 / 5,965 / 21,895 steps at n = 10 / 20 /
     40, against 710 / 1,370 / 2,690).  Such an abstraction is still moved
-    when its one use is in the function of a Jacobian or pullback stage
-    (``J(λy. h ⟨y, x⟩)·v``): a coordinate there, rule 17 could not look into
+    when its one use is in the function of a Jacobian or a pullback, under
+    abstractions too (``J(λy. h ⟨y, x⟩)·v``): a coordinate there, rule 17 could not look into
     h, and reverse mode would take h's own tangent -- the derivative of the
     closure along everything it captures, nested derivatives and all -- to
     differentiate that along y afterwards (a 0 along y: 2,268 steps, moved
@@ -1088,8 +1088,7 @@ def inlined_once(let_: App) -> bool:
         if x in fv(E):
             if _occurrences(x, E) > 1 or x in fv(t.fun):  # (t.fun: a let binding x again ends L)
                 return False
-            if heavy and not (isinstance(E, Jac) and x in fv(E.lam)
-                              or isinstance(E, Pullback) and x in fv(E.fun)):
+            if heavy and not _in_a_derivative_map(x, E):
                 return False
             return isinstance(V, Var) or not any(
                 isinstance(c, Var) and c.name == x and not (isinstance(E, App) and slot == 0)
@@ -1098,6 +1097,19 @@ def inlined_once(let_: App) -> bool:
             return not heavy
         t = t.fun.body
     return x not in fv(t) and not heavy
+
+
+def _in_a_derivative_map(x: str, t: Term) -> bool:
+    """Is the free occurrence of x in t (one, ``inlined_once`` asks) inside the map
+    of a Jacobian or a pullback -- J(λy. … x …)·v, Ω(λy. … x …) ω -- under
+    abstractions too?  One path down: only the child that reads x is entered."""
+    while True:
+        if isinstance(t, Jac) and x in fv(t.lam) or isinstance(t, Pullback) and x in fv(t.fun):
+            return True
+        kid = next((c for c in subterm_kids(t) if x in fv(c)), None)
+        if kid is None:
+            return False
+        t = kid
 
 
 def _occurrences(x: str, t: Term, limit: int = 2) -> int:

@@ -496,7 +496,11 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
                      frozenset({"map-helper", "list-literal", "returns-pair"}), m=3))
 # (the thorough profile at bc7c5fb, th54: a helper calling a coordinate, used once in a
 # Jacobian's map, J(λy. h ⟨y, x2, x1⟩)·x1 with a row of zeros: 2,268 steps against 359
-# written in place, 379 once 8c moves such a helper into the map)
+# written in place, 379 once 8c moves such a helper into the map; th55 at a3663f4: the
+# Jacobian in another helper's body, 2,583 against 756, 1,130 once 8c looks under λs)
+@example(UserProgram(_helpers_program("helper_in_a_jacobian_under_a_helper_program.txt"), 2,
+                     (0.3, 0.3), frozenset({"J-applied", "J-helper", "foldl", "foldr",
+                                            "grad1-nested", "list-literal"}), m=3))
 @example(UserProgram(_helpers_program("helpers_in_combinators_zero_row_program.txt"), 2,
                      (0.9, 0.5), frozenset({"J-helper", "foldr", "list-cons", "grad1-nested",
                                             "returns-pair"}), m=3))

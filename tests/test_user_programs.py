@@ -1121,12 +1121,30 @@ def test_a_helper_used_once_in_a_jacobian_in_a_helpers_body_costs_what_it_does_i
     assert list(a.row) == list(b.row) == [0.0, 0.0]
 
 
+def test_a_chain_of_helpers_into_a_jacobian_costs_what_it_does_in_place():
+    """th56 (2026-11-30), the same property: h35 (calling h34, which calls pr14's
+    nested pullbacks) used once in h36's body, h36 used once in the map of
+    ``J(λy37. h36 ⟨y37, x2⟩)·x1`` in h38's body: 2,941 steps, 983 written in place,
+    over 2.5 × 983 + 300 = 2,757.  8c moved h36 into the map but had kept h35 a
+    coordinate; it moves a helper used once in a helper so moved now (1,043)."""
+    t = pc.parse(_data("helper_chain_into_a_jacobian_program.txt"))
+    from pullback_calc.testing.programs import inline_helpers
+    b = pc.jacobian_row(inline_helpers(t), [1.5, 0.5], 0, record=False)
+    a = pc.jacobian_row(t, [1.5, 0.5], 0, max_steps=int(2.5 * b.steps) + 300, record=False)
+    assert list(a.row) == pytest.approx(list(b.row))
+    from pullback_calc.semantics import oracle
+    want = oracle.jacobian_by_oracle(t, [1.5, 0.5])[0]
+    assert list(a.row) == pytest.approx(list(want), rel=1e-9, abs=1e-12)
+
+
 _CHURCH = ("let nil = λf. λd. d in let cons = λx. λl. λf. λd. f x (l f d) in "
            "let sum = λl. l (λx. λacc. x + acc) 0 in let foldr = λf. λz. λl. l f z in ")
 
 
 @pytest.mark.parametrize("tail", ["(J(λy. k ⟨y, x1⟩)·x1) x2",
-                                  "let d = λs. (J(λy. k ⟨y, x1⟩)·x1) s in d x2"])
+                                  "let d = λs. (J(λy. k ⟨y, x1⟩)·x1) s in d x2",
+                                  "let k2 = λ⟨a, b⟩. k ⟨a, b⟩ + x2 in "
+                                  "let d = λs. (J(λy. k2 ⟨y, x1⟩)·x1) s in d x2"])
 @pytest.mark.parametrize("cell", ["b", "a × a × b"])
 def test_a_helper_that_calls_a_coordinate_used_once_in_a_jacobian_costs_what_it_does_in_place(
         cell, tail):
@@ -1136,7 +1154,9 @@ def test_a_helper_that_calls_a_coordinate_used_once_in_a_jacobian_costs_what_it_
     was taken first (1,037 steps where written in place takes 208, for a row of
     zeros; 2,398 against 1,206 when k reads y); th55 drew the Jacobian in a helper's
     body (``d``): 1,146 against 209, 2,791 against 1,207 until 8c looked for the map
-    under abstractions too (320, 2,094 now).  The gradient is checked against
+    under abstractions too (320, 2,094 now); th56 drew a chain, k called by a
+    helper k2 that the map calls: 1,392 against 433, 3,037 against 1,433 until 8c
+    moved k on with k2 (596, 2,065).  The gradient is checked against
     its closed form: k ⟨a, b⟩ = ½ (u − v) c with u = 3 + 2 x1, v = x1 (3 + x1 + x2)
     and c the second cell."""
     from pullback_calc.testing.programs import inline_helpers

@@ -1076,7 +1076,9 @@ def inlined_once(let_: App) -> bool:
     closure along everything it captures, nested derivatives and all -- to
     differentiate that along y afterwards (a 0 along y: 2,268 steps, moved
     379, written in place 359); moved, rule 17's premise differentiates
-    its body along y first, once, as in place."""
+    its body along y first, once, as in place.  So is one used once in the
+    body of a helper that is moved so (a chain of helpers, each calling the
+    one before, the last in the map)."""
     V, q = let_.arg, let_.fun.pat
     if not isinstance(q, Var) or not isinstance(V, (Var, Lam)):
         return False
@@ -1088,8 +1090,9 @@ def inlined_once(let_: App) -> bool:
         if x in fv(E):
             if _occurrences(x, E) > 1 or x in fv(t.fun):  # (t.fun: a let binding x again ends L)
                 return False
-            if heavy and not _in_a_derivative_map(x, E):
-                return False
+            if heavy and not _in_a_derivative_map(x, E) and not (
+                    isinstance(E, Lam) and isinstance(t.fun.pat, Var) and inlined_once(t)):
+                return False  # (a helper moved on into such a map takes x with it)
             return isinstance(V, Var) or not any(
                 isinstance(c, Var) and c.name == x and not (isinstance(E, App) and slot == 0)
                 for slot, c in operands(E))

@@ -501,6 +501,11 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
 @example(UserProgram(_helpers_program("helper_in_a_jacobian_under_a_helper_program.txt"), 2,
                      (0.3, 0.3), frozenset({"J-applied", "J-helper", "foldl", "foldr",
                                             "grad1-nested", "list-literal"}), m=3))
+# (th56 at 2f8357c: a chain, the helper in the map calling another used once: 2,941
+# against 983, 1,043 once 8c moves the one called on with the one that calls it)
+@example(UserProgram(_helpers_program("helper_chain_into_a_jacobian_program.txt"), 2,
+                     (1.5, 0.5), frozenset({"J-applied", "J-helper", "foldr", "grad1",
+                                            "list-numeral", "nested-Ω"}), m=3))
 @example(UserProgram(_helpers_program("helpers_in_combinators_zero_row_program.txt"), 2,
                      (0.9, 0.5), frozenset({"J-helper", "foldr", "list-cons", "grad1-nested",
                                             "returns-pair"}), m=3))

@@ -1091,8 +1091,9 @@ def inlined_once(let_: App) -> bool:
             if _occurrences(x, E) > 1 or x in fv(t.fun):  # (t.fun: a let binding x again ends L)
                 return False
             if heavy and not _in_a_derivative_map(x, E) and not (
-                    isinstance(E, Lam) and isinstance(t.fun.pat, Var) and inlined_once(t)):
-                return False  # (a helper moved on into such a map takes x with it)
+                    isinstance(E, Lam) and isinstance(t.fun.pat, Var) and computes(E)
+                    and inlined_once(t)):
+                return False  # (a helper that computes, moved on into such a map, takes x)
             return isinstance(V, Var) or not any(
                 isinstance(c, Var) and c.name == x and not (isinstance(E, App) and slot == 0)
                 for slot, c in operands(E))
@@ -1207,8 +1208,56 @@ def _dir(env: Env, a: Term, P: Term) -> Term:
 @rule("9")
 def jac_constant(t: App, m: Premises) -> Term:
     """(9) (J(λp.E)·P) V → 𝟎 when no variable of p is free in E: the
-    Jacobian of a constant function is 0."""
+    Jacobian of a constant function is 0.  For an abstraction E, a variable
+    free only in the dropped items of a written projection πᵢ⟨V₁, …, M, …, Vₙ⟩
+    (the others values, ``_reads_live``) does not count: E is the same
+    function whatever its value, and rule 18 would take the closure's tangent
+    along it to find 0 (a pair's dead item under two nested ``grad``s: 359
+    steps, 119 with the pairs written projected)."""
     return ZERO
+
+
+def _reads_live(E: Term, env: Env) -> bool:
+    """Does E read a variable of env's pattern other than in a dropped item of
+    a written projection πᵢ⟨a₁, …, aₙ⟩ whose other items are values -- where
+    πᵢ⟨…⟩ = aᵢ, call by value evaluating nothing else?  A walk down to the
+    occurrences only (a subterm with none of the pattern's variables free is
+    not entered), stopping at the first live one.  An inner binder of the same
+    name is not tracked: its occurrences count as live, a safe answer (rule
+    18 then runs as before), and the walk keeps no set that grows with depth."""
+    names, level = env.index.names, env.level
+
+    def reads(u: Term) -> bool:
+        for x in fv(u):  # (a loop, not any(): as env.occurs)
+            e = names.get(x)
+            if e is not None and e[0] <= level:
+                return True
+        return False
+
+    stack = [E]
+    while stack:
+        u = stack.pop()
+        if type(u) is Var:
+            if reads(u):
+                return True
+        elif not reads(u):
+            continue
+        elif isinstance(u, Lam):
+            stack.append(u.body)
+        elif isinstance(u, Proj) and isinstance(u.arg, Tuple) and all(
+                _is_value_item(a) for j, a in enumerate(u.arg.items, 1) if j != u.index):
+            stack.append(u.arg.items[u.index - 1])
+        else:
+            stack.extend(u.children())
+    return False
+
+
+def _is_value_item(a: Term) -> bool:
+    """A variable, numeral, 𝟎, abstraction, or a tuple of those: dropping it
+    drops no computation."""
+    if isinstance(a, Tuple):
+        return all(_is_value_item(b) for b in a.items)
+    return isinstance(a, _VALUES)
 
 
 @rule("10")
@@ -1505,11 +1554,20 @@ def jac_abstraction(t: App, m: Premises):
     that D-eval on it takes one Jacobian of the body instead of two (19m):
     the derivative of a continuation is then taken once, carrying the
     accumulated direction, rather than once per direction (foldl,
-    papers/calculus.md §5.9).  The rule returns ``Decided("18L", …)``."""
+    papers/calculus.md §5.9).  The rule returns ``Decided("18L", …)``.
+    When the direction of every coordinate S uses is 0 the tangent is 𝟎
+    (a Jacobian is linear in its direction), not the redex under λq: a
+    closure that captures only constants along the direction -- a nested
+    ``grad``'s function, bound by a let, reading a stage whose tangent is 0 --
+    would otherwise carry a tangent that no rule sees is 0, and the
+    derivatives taken through its pullback later build a second-order
+    tangent with factors × 0 (th57: 3,975 steps, 1,436 written in place)."""
     if m.in_forward_premise:
         p, E, P, V, env = _parts(t)
         q, S = _apart(E.pat, E.body, env, fv(P) | fv(V))
         p2, P, V = _used_coordinates(p, P, V, fv(S))
+        if is_zero(P):
+            return Decided("18L", ZERO)
         ann = t.fun.lam.ann if p2 is p else None
         return Decided("18L", Lam(q, App(Jac(Lam(p2, S, ann), P), V), E.ann))
     q, S, T = _body_tangent(t, m, "18")
@@ -2034,7 +2092,7 @@ def classify_jacobian_at(t: App) -> Optional[str]:
     if _env_extension(lam):
         return "20b"
     env = Env(lam.pat)
-    if not env.occurs(E):
+    if not env.occurs(E) or isinstance(E, Lam) and not _reads_live(E, env):
         return "9"
     if isinstance(E, Var):
         return "10"

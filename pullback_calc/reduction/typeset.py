@@ -277,7 +277,9 @@ _ENTRIES = [
        "pullback reduction", "5.8"),
     # ---- Jacobians of elementary terms ----
     _t("9", "Jacobian of a constant",
-       [(_jac("E") + rf" {_TO} \mathbf{{0}}", "p does not occur in E")],
+       [(_jac("E") + rf" {_TO} \mathbf{{0}}",
+         "p does not occur in E; for an abstraction E, outside the dropped items of a "
+         "written projection πᵢ⟨V₁, …, M, …, Vₙ⟩ whose other items are values")],
        "faithful",
        "The Jacobian of a constant function is 0.",
        "If [y] is not a free variable in [E] … we reduce [it] to [0]", "Rule 9 "),
@@ -370,7 +372,8 @@ _ENTRIES = [
     _t("18L", "D-curry inside a forward premise (lazy)",
        [(_jac(r"\lambda q.\,S") + rf" {_TO} \lambda q.\," + _jac("S"),
          "inside a forward tangent premise (7J/8J); q renamed as in 18; p, P and V "
-         "narrowed to the coordinates of p free in S")],
+         "narrowed to the coordinates of p free in S; the contractum is 𝟎 when their "
+         "direction is a zero vector")],
        "extension",
        "The D-curry law itself, as for 18, with the body's Jacobian left as a redex under "
        "λq, reduced when the function is applied: rule 19m can then see which function a "

@@ -573,7 +573,8 @@ def test_a_closure_reading_an_input_only_in_a_dead_pair_item_costs_what_it_does_
     with each pair written as its projected item (a constant map); the property
     allows 2 × 119 + 100 = 338 at k = 2.  Rule 9 counts only the variables an
     abstraction reads outside such dead items now: 105 / 161 / 267 / 478, a constant
-    46 to 51 steps over.  The gradient is (0, 0)."""
+    46 to 51 steps over; and rule pbc those of a series (th58's draw, the next
+    test): 73 / 129 / 235 / 446.  The gradient is (0, 0)."""
     from pullback_calc.testing.programs import project_written_pairs
     src = _data("dead_pair_item_closure_program.txt")
     two = "grad1 (grad1 (λt4. " + _DEAD_ITEM + " (1))) (1)"
@@ -582,8 +583,22 @@ def test_a_closure_reading_an_input_only_in_a_dead_pair_item_costs_what_it_does_
                              + " (1)"))
     b = pc.grad(project_written_pairs(t), [0.3, 0.3], record=False)
     assert list(b) == [0.0, 0.0]
-    a = pc.grad(t, [0.3, 0.3], max_steps=b.steps + 60, record=False)
+    a = pc.grad(t, [0.3, 0.3], max_steps=b.steps + 30, record=False)
     assert list(a) == [0.0, 0.0]
+
+
+def test_a_direction_reading_an_input_only_in_a_dead_pair_item_costs_what_it_does_projected():
+    """th58 (2026-11-30, the same property): the function direction of a pullback,
+    ``λmul_15. grad1 (grad1 (λt8. (π2 ⟨x1, …⟩) 1)) 1``, a stage of the series after
+    which nothing reads an input but that dead item: 4,133 steps, 1,475 with the
+    pairs written projected (the property's bound 3,050).  Projected, the rest of
+    the series is constant and rule pbc makes its pullback 𝟎 at once; pbc counts
+    only live reads now (``_reads_live``): 1,456."""
+    from pullback_calc.testing.programs import project_written_pairs
+    t = pc.parse(_data("dead_pair_item_in_a_direction_program.txt"))
+    b = pc.grad(project_written_pairs(t), [1.5, -1.1], record=False)
+    a = pc.grad(t, [1.5, -1.1], max_steps=b.steps + 30, record=False)
+    assert list(a) == list(b) == [0.0, 0.0]
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,

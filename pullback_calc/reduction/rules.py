@@ -1222,10 +1222,14 @@ def _reads_live(E: Term, env: Env) -> bool:
     a written projection πᵢ⟨a₁, …, aₙ⟩ whose other items are values -- where
     πᵢ⟨…⟩ = aᵢ, call by value evaluating nothing else?  A walk down to the
     occurrences only (a subterm with none of the pattern's variables free is
-    not entered), stopping at the first live one.  An inner binder of the same
-    name is not tracked: its occurrences count as live, a safe answer (rule
-    18 then runs as before), and the walk keeps no set that grows with depth."""
+    not entered), stopping at the first live one, or after ``LIVE_REACH``
+    nodes: the answer is then yes, as it is for an inner binder of the same
+    name (not tracked: the walk keeps no set that grows with depth).  Yes is
+    the safe answer -- the rules that ask (9, pbc) then do what they did
+    before -- and the bound keeps the question O(1) however long E is, at
+    each step of a series that asks it again."""
     names, level = env.index.names, env.level
+    budget = LIVE_REACH
 
     def reads(u: Term) -> bool:
         for x in fv(u):  # (a loop, not any(): as env.occurs)
@@ -1237,6 +1241,9 @@ def _reads_live(E: Term, env: Env) -> bool:
     stack = [E]
     while stack:
         u = stack.pop()
+        budget -= 1
+        if budget < 0:
+            return True
         if type(u) is Var:
             if reads(u):
                 return True
@@ -1250,6 +1257,10 @@ def _reads_live(E: Term, env: Env) -> bool:
         else:
             stack.extend(u.children())
     return False
+
+
+#: how many nodes ``_reads_live`` visits before it answers yes (O(1) per question)
+LIVE_REACH = 256
 
 
 def _is_value_item(a: Term) -> bool:
@@ -2173,12 +2184,15 @@ def _constant_series(lam: Lam) -> bool:
     """Does the let series λp.L read no variable of p (rule pbc)?  Its first stage
     is asked first, for the newest binder of a rule-8 environment ⟨p', q⟩: it
     nearly always reads it, and that answer costs O(1) -- no walk of L's free
-    variables, nor of p, however long either is."""
+    variables, nor of p, however long either is.  A variable read only in the
+    dropped items of written projections does not count (``_reads_live``): a
+    closure over x₁ holding ``π2 ⟨x₁, M⟩`` is the same function whatever x₁."""
     p, first = lam.pat, lam.body.arg
     last = p if isinstance(p, Var) else p.items[-1] if isinstance(p, Tuple) else None
     if isinstance(last, Var) and last.name in fv(first):
         return False
-    return not Env(p).occurs(lam.body)
+    env = Env(p)
+    return not env.occurs(lam.body) or not _reads_live(lam.body, env)
 
 
 def classify_jac(t: Jac) -> Optional[str]:

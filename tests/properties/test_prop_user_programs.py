@@ -560,7 +560,12 @@ def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
 @example(UserProgram(_helpers_program("stored_closure_pair_program.txt"), 2, (-1.1, -1.1),
                      frozenset({"combinator", "stored-call", "function-input", "g-of-chain"})))
 # (th55 at a3663f4: a closure reading x1 only in a pair's dead item, π2 ⟨x1, …⟩, under two
-# grad1s: 359 steps against 119 projected, 161 once rule 9 counts only live reads)
+# grad1s: 359 steps against 119 projected, 161 once rule 9 counts only live reads; th58:
+# a function direction reading x1 so, 4,133 against 1,475, 1,456 once rule pbc does too)
+@example(UserProgram(_helpers_program("dead_pair_item_in_a_direction_program.txt"), 2,
+                     (1.5, -1.1), frozenset({"combinator", "function-input", "g-of-chain",
+                                             "grad1", "grad1-nested", "let-reuse",
+                                             "returns-grad1", "returns-λ", "stored-call"})))
 @example(UserProgram(_helpers_program("dead_pair_item_closure_program.txt"), 2, (0.3, 0.3),
                      frozenset({"combinator", "function-input", "grad1", "grad1-nested",
                                 "stored-call"})))

@@ -640,3 +640,34 @@ def test_8c_keeps_a_heavy_helper_a_wrapper_that_does_not_compute_takes_into_a_lo
         want = [sum(0.1 * i * math.cos(0.1 * i * 0.3) for i in range(n)), 1.0]
         assert list(a) == pytest.approx(want) and list(b) == pytest.approx(want)
         assert a.steps <= b.steps + n + 5, (n, a.steps, b.steps)
+
+
+def test_the_live_reads_question_costs_a_bounded_walk(monkeypatch):
+    """``_reads_live`` (rules 9 and pbc) walks down to the occurrences of the
+    pattern's variables, answering "reads" at the first live one or after
+    ``LIVE_REACH`` nodes: a series read only at its end, n stages on, costs the same
+    bounded walk at n = 100 and 1,000 -- asked at every step of a series, an
+    unbounded walk would make the series quadratic.  Dead items do not count."""
+    from pullback_calc.reduction import rules
+    from pullback_calc.reduction.env import Env
+    calls = [0]
+    real = rules.fv
+
+    def counting(t):
+        calls[0] += 1
+        return real(t)
+    monkeypatch.setattr(rules, "fv", counting)
+    env = Env(pc.parse("x"))
+    work = []
+    for n in (100, 1000):
+        lets = " ".join(f"let a{i} = sin(c × {i}) in" for i in range(n))
+        for src in (f"{lets} a1 × x", f"λt. π2 ⟨x, {lets} a1 × t⟩"):
+            t = pc.parse(src)
+            calls[0] = 0
+            rules._reads_live(t, env)
+            work.append(calls[0])
+    assert work[:2] == work[2:], work  # (the same walk at 100 and 1,000 stages)
+    assert rules._reads_live(pc.parse("λt. π2 ⟨x, t⟩"), env) is False
+    assert rules._reads_live(pc.parse("λt. π1 ⟨x, t⟩"), env) is True
+    assert rules._reads_live(pc.parse("λt. π2 ⟨sin(x), t⟩"), env) is True  # (not a value)
+    assert rules._reads_live(pc.parse("λt. π2 ⟨⟨x, λs. x⟩, t⟩"), env) is False

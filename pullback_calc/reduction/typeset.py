@@ -281,8 +281,10 @@ _ENTRIES = [
        [(_jac("E") + rf" {_TO} \mathbf{{0}}",
          "p does not occur in E; for an abstraction E, outside the dropped items of a "
          "written projection πᵢ⟨V₁, …, M, …, Vₙ⟩ whose other items are values")],
-       "faithful",
-       "The Jacobian of a constant function is 0.",
+       "faithful + extension",
+       "The Jacobian of a constant function is 0. An abstraction that reads p only in "
+       "items a projection drops is constant too: call by value evaluates πᵢ⟨V₁, …, M, …, "
+       "Vₙ⟩ to M's value whatever the values Vⱼ are.",
        "If [y] is not a free variable in [E] … we reduce [it] to [0]", "Rule 9 "),
     _t("10", "Jacobian of a variable",
        [(_jac("x") + rf" {_TO} \hat{{x}}",

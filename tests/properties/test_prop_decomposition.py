@@ -274,7 +274,7 @@ def jacobian_at(t: App, forward: bool = False):
 
     if env_extension(lam):
         return "20b"
-    if not occurs(E):
+    if not occurs(E) or isinstance(E, Lam) and not live_reads(E, p):
         return "9"
     if isinstance(E, Var):
         return "10"
@@ -381,7 +381,10 @@ def node_rules(t: Term, forward: bool = False) -> set:
             out.add("3")
         if isinstance(t.fun, Lam) and is_let(t.fun.body):
             b = t.fun.body
-            out.add("pbc" if not _free_names(b) & set(pattern_vars(t.fun.pat)) else
+            p = set(pattern_vars(t.fun.pat))
+            newest = newest_variable(t.fun.pat)
+            out.add("pbc" if not _free_names(b) & p or not live_reads(b, p) and not (
+                        newest is not None and newest in _free_names(b.arg)) else
                     "7" if own_variable_let(b) else
                     "8c" if isinstance(b.arg, (Lam, Num)) and not fv(b.arg)
                     or isinstance(b.arg, Var) and isinstance(b.fun.pat, Var)
@@ -477,6 +480,51 @@ def defined_operation(E: Term) -> bool:
         return math.isfinite(prims.EVAL[E.op](*(a.value for a in E.args)))
     except (ArithmeticError, ValueError):
         return False
+
+
+LIVE_REACH = 256  # (§5, rule 9: the walk answers "reads" past 256 nodes)
+
+
+def newest_variable(p):
+    """pbc's first test (§5.7): p's newest variable -- p itself, or the last item of
+    a tuple pattern, when a variable; a first stage in which it is free at all makes
+    the series not constant, dead items or not."""
+    last = p if isinstance(p, Var) else p.items[-1] if isinstance(p, Tuple) else None
+    return last.name if isinstance(last, Var) else None
+
+
+def live_reads(t: Term, p) -> bool:
+    """Rules 9 (for an abstraction) and pbc, restated from §5 (independently of
+    rules._reads_live): does t read a variable of p other than in the dropped items
+    of a written projection πᵢ⟨a₁, …, aₙ⟩ whose other items are values (variables,
+    numerals, 𝟎, abstractions, tuples of those)?  The walk enters only the subterms
+    in which a variable of p is free (an inner binder of the same name is not told
+    apart: its occurrences count), and answers yes when it would visit more than
+    ``LIVE_REACH`` nodes; which nodes it visits does not depend on its order."""
+    def value(a) -> bool:
+        return all(value(b) for b in a.items) if isinstance(a, Tuple) else \
+            isinstance(a, (Var, Num, Zero, Lam))
+
+    def kids(u):
+        if isinstance(u, Lam):
+            return [u.body]
+        if isinstance(u, Proj) and isinstance(u.arg, Tuple) and all(
+                value(a) for j, a in enumerate(u.arg.items, 1) if j != u.index):
+            return [u.arg.items[u.index - 1]]
+        return list(u.children())
+
+    seen = [0]
+
+    def go(u) -> bool:  # (visits u; True: a live read, or the walk too long)
+        seen[0] += 1
+        if seen[0] > LIVE_REACH:
+            return True
+        if isinstance(u, Var):
+            return u.name in p
+        if not fv(u) & p:
+            return False
+        return any(go(c) for c in kids(u))
+    return go(t)
 
 
 def _free_count(x: str, t: Term) -> int:
@@ -936,11 +984,14 @@ def moved_once(let_) -> bool:
     variables; q occurs at most once in the rest of the series, under an
     abstraction too, until a let binds it again; and that occurrence is not an
     operand of its elementary term (the function of an application is allowed,
-    and anything for a variable V)."""
+    and anything for a variable V).  An abstraction that computes is moved only
+    when that occurrence is in the map of a Jacobian or a pullback, or in the body
+    of a helper that computes and is moved so in turn (§9, condition 1's
+    exception)."""
     V, q = let_.arg, let_.fun.pat
-    if not isinstance(q, Var) or not (isinstance(V, Var) or
-                                      isinstance(V, Lam) and not _computes_with(V)):
+    if not isinstance(q, Var) or not isinstance(V, (Var, Lam)):
         return False
+    heavy = isinstance(V, Lam) and _computes_with(V)
     x, t = q.name, let_.fun.body
     while is_let(t):
         E = t.arg
@@ -948,15 +999,31 @@ def moved_once(let_) -> bool:
             rest = t.fun.body if x not in pattern_vars(t.fun.pat) else Num(0.0)
             if _free_count(x, E) > 1 or _free_count(x, rest):
                 return False
+            # (§9, 8c's condition 1, the exception: one that computes is moved into the
+            # map of a Jacobian or a pullback, under λs too, or with a helper that
+            # computes, used once, moved so in turn)
+            if heavy and not _in_a_map(x, E) and not (
+                    isinstance(E, Lam) and isinstance(t.fun.pat, Var) and _computes_with(E)
+                    and moved_once(t)):
+                return False
             # (an abstraction's body is no operand: λy. q takes λy. V, no atom needed)
             at_operand = not isinstance(E, Lam) and any(
                 isinstance(c, Var) and c.name == x and not (isinstance(E, App) and c is E.fun)
                 for c in E.children())
             return isinstance(V, Var) or not at_operand
         if x in pattern_vars(t.fun.pat):
-            return True
+            return not heavy
         t = t.fun.body
-    return not _free_count(x, t)
+    return not _free_count(x, t) and not heavy
+
+
+def _in_a_map(x: str, t: Term) -> bool:
+    """Is the one free occurrence of x in t inside the map of a Jacobian or a
+    pullback (naively: the map of a J or Ω node reads x free)?"""
+    if isinstance(t, Jac) and _free_count(x, t.lam) or isinstance(t, Pullback) \
+            and _free_count(x, t.fun):
+        return True
+    return any(_in_a_map(x, c) for c in t.children() if _free_count(x, c))
 
 
 def only_projected(let_) -> bool:

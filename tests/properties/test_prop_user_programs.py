@@ -598,6 +598,13 @@ def test_a_closure_taken_out_of_a_pair_costs_what_calling_it_does(p):
 # machine's history); (2) a closed λ "computed" (A-name, not A-lift, for a let series
 # applied that ends in it), and rule 5 reduced an unread item of a map's body because
 # a covector's cached names kept those of an atom that had cancelled.
+# (th59 at 4b0a884: the documented tables' 8c lacked condition 1's exception -- a helper
+# that computes, used once in the map of a pullback, is moved -- and rules 9 and pbc's
+# dead items: the machine took 8c where the restatement said 8)
+@example(UserProgram(_helpers_program("helper_moved_into_a_map_decomposition_program.txt"), 1,
+                     (0.3,), frozenset({"capture", "function-input", "helper", "let-reuse",
+                                        "list-literal", "nested-Ω", "returns-λ", "sum",
+                                        "tupled"})))
 @example(UserProgram(_helpers_program("series_in_named_bound_program.txt"), 1, (1.5,),
                      frozenset({"nested-Ω", "grad1-nested", "g-of-chain", "pair-fold"})))
 @example(UserProgram(_helpers_program("closed_builder_program.txt"), 1, (-1.1,),

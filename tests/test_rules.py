@@ -671,3 +671,21 @@ def test_the_live_reads_question_costs_a_bounded_walk(monkeypatch):
     assert rules._reads_live(pc.parse("λt. π1 ⟨x, t⟩"), env) is True
     assert rules._reads_live(pc.parse("λt. π2 ⟨sin(x), t⟩"), env) is True  # (not a value)
     assert rules._reads_live(pc.parse("λt. π2 ⟨⟨x, λs. x⟩, t⟩"), env) is False
+
+
+@pytest.mark.xfail(strict=True, reason="known bug (found by th61, 2026-11-30, pre-existing at "
+                   "a7739b1): the linear normal form tells α-equal atoms apart by their names")
+def test_renaming_binders_apart_changes_no_step_of_a_sum_of_dual_maps():
+    """``test_renaming_the_binders_changes_no_step`` (thorough profile): renaming
+    every binder to v1, v2, … makes ``x (λy. 1)`` and ``x (λx. 1)`` -- α-equal atoms
+    of a covector -- the same term, which rule 5's linear normal form then merges;
+    with the original names it keeps them apart and adds them later (9 steps against
+    8, the same value)."""
+    from pullback_calc.syntax.subst import alpha_eq
+    from pullback_calc.testing.programs import alpha_rename
+    t = pc.parse("(λx. ⟨x (λx. x), x (λy. 1)⟩ ⊕ ⟨x (λx. 1), x (λx. 1)⟩)⋆ "
+                 "(λx : ℝ × ℝ. π2 x) (λx. 1) + 1")
+    u = alpha_rename(t, "shadow")
+    a, b = pc.reduce(t), pc.reduce(u)
+    assert alpha_eq(a.value, b.value)
+    assert a.steps == b.steps and a.rule_counts == b.rule_counts, (a.rule_counts, b.rule_counts)

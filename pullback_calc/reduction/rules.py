@@ -2184,12 +2184,13 @@ def _constant_series(lam: Lam) -> bool:
     """Does the let series λp.L read no variable of p (rule pbc)?  Its first stage
     is asked first, for the newest binder of a rule-8 environment ⟨p', q⟩: it
     nearly always reads it, and that answer costs O(1) -- no walk of L's free
-    variables, nor of p, however long either is.  (A first stage that reads it only
-    in a dead item counts as reading it: walking that stage for a live read, up to
+    variables, nor of p, however long either is.  After it, a variable read only
+    in the dropped items of written projections does not count (``_reads_live``):
+    a closure over x₁ holding ``π2 ⟨x₁, M⟩`` is the same function whatever x₁.
+    (The first test stays plain: a first stage that reads the newest binder only in
+    a dead item counts as reading it -- walking that stage for a live read, up to
     ``LIVE_REACH`` nodes at every step, made church-cons's work grow ×2.14 per
-    doubling.)  A variable read only in the
-    dropped items of written projections does not count (``_reads_live``): a
-    closure over x₁ holding ``π2 ⟨x₁, M⟩`` is the same function whatever x₁."""
+    doubling.)"""
     p, first = lam.pat, lam.body.arg
     last = p if isinstance(p, Var) else p.items[-1] if isinstance(p, Tuple) else None
     if isinstance(last, Var) and last.name in fv(first):

@@ -251,7 +251,8 @@ _ENTRIES = [
     _t("pbc", "pullback along a constant map",
        [(r"\Omega(\lambda p.\,L)\;\omega " + _TO + r" \lambda p.\," + _let("y", "L", r"\mathbf{0}"),
          "L a let series in which no variable of p occurs but in the dropped items of "
-         "written projections (before rules 7 and 8)")],
+         "written projections, and whose first stage does not mention p's newest "
+         "variable at all (before rules 7 and 8)")],
        "extension",
        "(f*ω)(V) = ω(f V) ∘ Jf(V), and Jf(V) = 0 for a constant map f: the zero covector at "
        "every point, whatever ω is. L is still evaluated at each point, as the pullback's "

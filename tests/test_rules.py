@@ -673,14 +673,12 @@ def test_the_live_reads_question_costs_a_bounded_walk(monkeypatch):
     assert rules._reads_live(pc.parse("λt. π2 ⟨⟨x, λs. x⟩, t⟩"), env) is False
 
 
-@pytest.mark.xfail(strict=True, reason="known bug (found by th61, 2026-11-30, pre-existing at "
-                   "a7739b1): the linear normal form tells α-equal atoms apart by their names")
 def test_renaming_binders_apart_changes_no_step_of_a_sum_of_dual_maps():
-    """``test_renaming_the_binders_changes_no_step`` (thorough profile): renaming
+    """``test_renaming_the_binders_changes_no_step`` (th61, thorough profile): renaming
     every binder to v1, v2, … makes ``x (λy. 1)`` and ``x (λx. 1)`` -- α-equal atoms
-    of a covector -- the same term, which rule 5's linear normal form then merges;
-    with the original names it keeps them apart and adds them later (9 steps against
-    8, the same value)."""
+    of a covector -- the same term, which rule 5's linear normal form merged; with
+    the original names it kept them apart and added them later (9 steps against 8).
+    Atoms are keyed up to α now (``subst.alpha_representative``)."""
     from pullback_calc.syntax.subst import alpha_eq
     from pullback_calc.testing.programs import alpha_rename
     t = pc.parse("(λx. ⟨x (λx. x), x (λy. 1)⟩ ⊕ ⟨x (λx. 1), x (λx. 1)⟩)⋆ "
@@ -689,3 +687,36 @@ def test_renaming_binders_apart_changes_no_step_of_a_sum_of_dual_maps():
     a, b = pc.reduce(t), pc.reduce(u)
     assert alpha_eq(a.value, b.value)
     assert a.steps == b.steps and a.rule_counts == b.rule_counts, (a.rule_counts, b.rule_counts)
+
+
+def test_rule_3_collects_alpha_equal_atoms():
+    """Rule 3 collects c × A ⊕ A′ for A′ α-equal to A as it does for A′ = A."""
+    from pullback_calc.syntax.types import Arrow, R
+    free = {"g": Arrow(Arrow(R, R), R)}
+    for s in ("2 × g (λy. y) ⊕ g (λz. z)", "2 × g (λy. y) ⊕ g (λy. y)"):
+        r = pc.reduce(s, free=free)
+        assert pc.pretty(r.value) == "3 × g (λy. y)"
+        assert [x.rule for x in r.trace] == ["3", "4"]
+    # without an occurrence under ×, nothing shows that the atom is a real: it stays
+    assert pc.reduce("g (λy. y) ⊕ g (λz. z)", free=free).steps == 0
+
+
+def test_alpha_representatives_are_per_reduction_and_only_for_binders():
+    """``alpha_representative``: outside a reduction every term is its own; inside,
+    the first α-equal term met; a term without a binder is always its own (equal
+    is then α-equal); α-equal terms, long ones too, share a sketch."""
+    from pullback_calc.syntax.subst import alpha_representative, alpha_sketch, has_binder
+    from pullback_calc.syntax.terms import fresh_scope
+    a, b = pc.parse("g (λy. y)"), pc.parse("g (λz. z)")
+    assert alpha_representative(b) is b  # (no reduction: no table)
+    with fresh_scope(a):
+        assert alpha_representative(a) is a
+        assert alpha_representative(b) is a
+        assert alpha_representative(pc.parse("g (λz. 1)")) is not a
+        x = pc.parse("x + y")
+        assert not has_binder(x) and alpha_representative(x) is x
+    with fresh_scope(a):  # a new reduction: a new table
+        assert alpha_representative(b) is b
+    long = pc.parse(" ⊕ ".join(["(λq. q)"] * 2000))
+    assert alpha_sketch(long) == alpha_sketch(pc.parse(" ⊕ ".join(["(λr. r)"] * 2000)))
+    assert alpha_sketch(pc.parse("g (λy. y)")) != alpha_sketch(pc.parse("g (λy. h)"))

@@ -50,7 +50,7 @@ from ..deep import bottom_up
 from ..syntax.subst import bind_pattern, fv, subst
 from ..syntax.terms import (CLOSED, CLOSED_K, HASLAZY, HASLAZY_K, App, Dual, Jac, Lam, Num,
                             Prim, Proj, Pullback, Sum, Term, Tuple, Var, Zero, pattern_vars,
-                            remake)
+                            any_below, remake)
 
 _BIG = 1 << 60
 
@@ -387,29 +387,11 @@ def has_lazy(t) -> bool:
     f = t._flags
     if f & HASLAZY_K:
         return bool(f & HASLAZY)
-    stack = [t]
-    while stack:
-        u = stack[-1]
-        f = u._flags
-        if f & HASLAZY_K:
-            stack.pop()
-            continue
-        ks = (u.body,) if u.__class__ is Lam else u.children()
-        waiting = False
-        for k in ks:
-            if k.__class__ not in _LAZY and not k._flags & HASLAZY_K:
-                stack.append(k)
-                waiting = True
-        if waiting:
-            continue
-        stack.pop()
-        for k in ks:
-            if k.__class__ in _LAZY or k._flags & HASLAZY:
-                u._flags = f | HASLAZY_K | HASLAZY
-                break
-        else:
-            u._flags = f | HASLAZY_K
-    return bool(t._flags & HASLAZY)
+    return any_below(t, HASLAZY_K, HASLAZY, _lazy_here)
+
+
+def _lazy_here(u) -> Optional[bool]:
+    return True if u.__class__ in _LAZY else None
 
 
 _LAZY = frozenset(LAZY)

@@ -30,7 +30,7 @@ from typing import Any, Optional, Union
 
 from ..deep import bottom_up_shared
 from ..syntax import prims
-from ..syntax.subst import bind_pattern, fv, subst
+from ..syntax.subst import alpha_representative, bind_pattern, fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Pullback, Num, Prim, Proj, ProjPath, Sum, Term,
                             Tuple, Var, Zero, ZERO, TERM_CLASSES, chain_of, fresh, remake,
                             subterm_kids)
@@ -279,7 +279,7 @@ def _leaf_into(acc: LinComb, u: Term, c: Term, fold: bool) -> None:
         if u.value != 0.0:
             _add_into(acc, ONE, cmul(c, u, fold), fold)  # affine part; linear terms have none
     else:
-        _add_into(acc, u, c, fold)
+        _add_into(acc, alpha_representative(u), c, fold)
 
 
 def _reduce_atom(x: Term, lin: Names) -> Term:
@@ -561,6 +561,10 @@ def normalize(t: Term, lin: Names) -> Term:
 
 # ---- rule 3's formal sums: what normalising needs to know, beside the node ----------
 
+#: how rule 3 tells a summand's atom from another: up to α
+atom_key = alpha_representative
+
+
 def split_summand(t: Term) -> tuple[Optional[Num], Term]:
     """A summand as (coefficient, atom); None for a bare atom A -- only an
     occurrence c × A shows that A is a real, which × needs (rule 3)."""
@@ -592,7 +596,7 @@ class SumFacts:
         """The atoms of a plain sum (a key per atom)."""
         pm = self._pm
         if pm is None:
-            pm = self._pm = PMap({split_summand(u)[1]: True for u in self._items})
+            pm = self._pm = PMap({atom_key(split_summand(u)[1]): True for u in self._items})
             self._items = ()
         return pm
 
@@ -625,6 +629,7 @@ def _facts_of(items: tuple) -> SumFacts:
             lams += 1
         else:
             c, a = split_summand(u)
+            a = atom_key(a)
             real = c is not None
             seen = atoms.get(a)
             if seen is not None:
@@ -668,7 +673,7 @@ def plain_concat(items: tuple) -> Optional[Term]:
         c, a = split_summand(u)
         if c is not None and (c.value == 0.0 or c.value == 1.0):
             return None
-        new.append(a)
+        new.append(atom_key(a))
     pm = bf.atoms()
     known = pm.dict()
     if len(set(new)) != len(new) or any(a in known for a in new):

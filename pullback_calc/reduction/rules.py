@@ -224,9 +224,10 @@ def sums(t: Term, m: Premises) -> Term:
 
     Formal sums are associative and commutative with unit 𝟎 (the paper
     treats them so); values add componentwise: numerals as reals, tuples
-    componentwise, abstractions pointwise, and equal linear atoms collect
-    their coefficients (c × A ⊕ d × A → (c+d) × A).  Linear positions
-    distribute over sums: (P ⊕ Q) V → P V ⊕ Q V, πᵢ(P ⊕ Q) → πᵢP ⊕ πᵢQ,
+    componentwise, abstractions pointwise, and equal linear atoms -- equal
+    up to α, as terms are -- collect their coefficients (c × A ⊕ d × A →
+    (c+d) × A).  Linear positions distribute over sums: (P ⊕ Q) V → P V ⊕ Q V,
+    πᵢ(P ⊕ Q) → πᵢP ⊕ πᵢQ,
     (λv.S)⋆(P ⊕ Q) → (λv.S)⋆P ⊕ (λv.S)⋆Q, and 0 is absorbing there, as in
     Ω(S)0 → 𝟎 and J(λq.S)·0 → 𝟎, for any zero vector 0 (𝟎, a tuple of
     zeros, J(λq.S)·0, …).
@@ -289,7 +290,7 @@ def _normalize_sum(t: Sum) -> Term:
             lams.append(u)
         else:
             c, a = linear.split_summand(u)
-            coeffs.setdefault(a, []).append(c)
+            coeffs.setdefault(linear.atom_key(a), []).append(c)
     out: list[Term] = []
     if num is not None:
         out.append(num)

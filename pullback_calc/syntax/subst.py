@@ -7,7 +7,8 @@ from . import prims
 from ..deep import bottom_up_shared, trampoline
 from .fvsets import FVSet, SMALL, meets, union as _union, union_all
 from .terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
-                    Zero, binds, fresh, pattern_index, pattern_vars, remake)
+                    Zero, BINDER, BINDER_K, TERM_CLASSES, alpha_classes, any_below, binds, fresh,
+                    pattern_index, pattern_vars, remake)
 
 _EMPTY: frozenset = frozenset()
 
@@ -535,6 +536,8 @@ def alpha_eq(a: Term, b: Term) -> bool:
     stack: list[tuple[Term, Term, dict, dict]] = [(a, b, {}, {})]
     while stack:
         x, y, mx, my = stack.pop()
+        if x is y and not mx and not my:  # one node, outside every binder compared
+            continue
         if type(x) is not type(y):
             return False
         if isinstance(x, Var):
@@ -564,6 +567,73 @@ def alpha_eq(a: Term, b: Term) -> bool:
             return False
         stack.extend((c, d, mx, my) for c, d in zip(x.children(), y.children()))
     return True
+
+
+def has_binder(t: Term) -> bool:
+    """Does an abstraction occur in t?  (Only then can a term be α-equal to
+    another without being equal.)  Cached on nodes (``BINDER``); a node of a
+    class outside the grammar (a lazy one, reduction/delayed.py) counts as none."""
+    f = t._flags
+    if f & BINDER_K:
+        return bool(f & BINDER)
+    return any_below(t, BINDER_K, BINDER, _binder_here)
+
+
+def _binder_here(u: Term) -> Optional[bool]:
+    c = u.__class__
+    return True if c is Lam else False if c not in _GRAMMAR else None
+
+
+_GRAMMAR = frozenset(TERM_CLASSES)
+SKETCH = 32  # the nodes of a term an α-sketch reads
+
+
+def alpha_sketch(t: Term) -> int:
+    """A hash of t's first ``SKETCH`` nodes (pre-order) that α-equal terms share:
+    a bound variable is hashed by its binder's position, a binder by its
+    pattern's shape.  Bounded, so O(1) however large t is; equal sketches are
+    then compared by ``alpha_eq``."""
+    out: list = []
+    stack: list = [(t, None, 0)]  # (node, its binders: name -> (depth, i), depth)
+    while stack and len(out) < SKETCH:
+        u, env, depth = stack.pop()
+        c = u.__class__
+        if c is Var:
+            out.append(env.get(u.name, u.name) if env else u.name)
+        elif c is Lam:
+            inner = dict(env) if env else {}
+            for i, x in enumerate(pattern_vars(u.pat)):
+                inner[x] = (depth, i)
+            out.append((Lam, tuple(_pattern_shape(u.pat)), u.ann))
+            stack.append((u.body, inner, depth + 1))
+        elif c not in _GRAMMAR:
+            out.append(id(u))  # (no sketch of a lazy node: only itself is α-equal to it)
+        else:
+            out.append(u._shape())
+            stack.extend((k, env, depth) for k in reversed(u.children()))
+    return hash(tuple(out))
+
+
+def alpha_representative(t: Term) -> Term:
+    """The first term α-equal to t that the reduction met here, else t (now
+    the first): the key of t as a linear atom.  Terms are identified up to
+    α (the paper's convention), so rule 5's normal form adds the coefficients
+    of ``x (λy. 1)`` and ``x (λz. 1)``, and rule 3's of ``c × A`` and an A
+    written with other bound names, as it does for two equal atoms -- else
+    renaming binders apart would change the reduction's steps.  Only terms
+    with a binder are looked up; outside a reduction t is its own."""
+    f = t._flags
+    if f & BINDER_K and not f & BINDER or not has_binder(t):
+        return t
+    table = alpha_classes()
+    if table is None:
+        return t
+    bucket = table.setdefault(alpha_sketch(t), [])
+    for u in bucket:
+        if u is t or alpha_eq(u, t):
+            return u
+    bucket.append(t)
+    return t
 
 
 def _pattern_shape(p: Term) -> list:

@@ -86,6 +86,7 @@ COMPUTES_K, COMPUTES = 1 << 18, 1 << 19  # a λ computes with its free variables
 DEAD_K, DEAD = 1 << 20, 1 << 21  # a let of a value that only dead code reads (rules.dead_let)
 CALLS = 1 << 22  # a λ applies one of its free variables (anf.calls_unknown; with COMPUTES_K)
 UNREAD_K, UNREAD = 1 << 23, 1 << 24  # a let of a stage only dead stages read (rules.dead_stage)
+BINDER_K, BINDER = 1 << 25, 1 << 26  # an abstraction occurs in it (subst.has_binder)
 
 
 class Term:
@@ -716,6 +717,32 @@ def subterm_kids(u: Term) -> tuple:
     return (u.body,) if isinstance(u, Lam) else u.children()
 
 
+def any_below(t: Term, known: int, yes: int, own) -> bool:
+    """Does some node of t (t included) have a property?  ``own(u)`` is u's answer
+    when u's own class decides it (True or False; such a node is not written
+    to: it may be a lazy node, outside the grammar), None when its sub-terms
+    (``subterm_kids``) do; the answers of the latter are cached in the flag
+    bits ``known`` and ``yes``.  Post-order with one stack: a node stays on it
+    until its sub-terms are known, so each node is walked once over all calls."""
+    o = own(t)
+    if o is not None:
+        return o
+    stack = [t]
+    while stack:
+        u = stack[-1]
+        if u._flags & known:
+            stack.pop()
+            continue
+        ks = subterm_kids(u)
+        waiting = [k for k in ks if own(k) is None and not k._flags & known]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        u._flags |= known | (yes if any(own(k) or k._flags & yes for k in ks) else 0)
+    return bool(t._flags & yes)
+
+
 def remake(u: Term, kids) -> Term:
     """``u`` with the sub-terms ``kids`` (as ``subterm_kids`` lists them) instead
     of its own, keeping its other fields and its position."""
@@ -890,11 +917,21 @@ class _Names:
         self.counter = itertools.count(1)
         self.used: set[str] = set(used)
         self.dirs: dict[str, str] = {}
+        # the linear atoms with a binder met so far, by α-class (subst.alpha_representative)
+        self.atoms: dict[int, list] = {}
 
 
 _AMBIENT = _Names()  # (its counter and sets are safe to share: next() and add are atomic)
 _SUPPLY: ContextVar[_Names] = ContextVar("pullback_calc_names")
 _NAME_RE = re.compile(r"^(.*?)(_\d+)?$")
+
+
+def alpha_classes() -> Optional[dict]:
+    """The reduction's table of α-classes of linear atoms (``subst.alpha_representative``),
+    None outside a reduction: kept in the context-local supply, so that no table
+    outlives its reduction or is shared between two."""
+    names = _SUPPLY.get(None)
+    return None if names is None else names.atoms
 
 
 def note_name(name: str) -> None:

@@ -1383,6 +1383,34 @@ def test_renaming_the_binders_changes_no_step(t, style):
     assert alpha_eq(a.value, b.value), (pc.pretty(a.value), pc.pretty(b.value))
 
 
+@given(S.functions(R, R, depth=2, budget=12), S.functions(Arrow(R, R), R, depth=1, budget=6),
+       st.sampled_from(("shadow", "engine", "plain")), st.sampled_from((
+           "(λx. ⟨x F, x G⟩ ⊕ ⟨x G, x F⟩)⋆ (λx : ℝ × ℝ. π2 x) H + 1",
+           "(λx. ⟨x F, 2 × x G⟩ ⊕ ⟨x G, x F⟩)⋆ (λx : ℝ × ℝ. π1 x) H",
+           "(λx. x F ⊕ 3 × x G)⋆ (λx : ℝ. x) H",
+           "(λx. ⟨x F ⊕ x F, x G⟩)⋆ (λx : ℝ × ℝ. π1 x ⊕ π2 x) H")))
+def test_alpha_equal_atoms_are_one_atom(f, h, style, program):
+    """Terms are identified up to α: a covector whose atoms are ``x F`` and
+    ``x F′``, F′ the function F with its binders renamed, takes the same steps to
+    the same value as the one whose atoms are ``x F`` twice (rules 3 and 5 collect
+    them as one atom either way).  th61 drew the first template with F = λy. 1
+    and F′ = λx. 1: 9 steps against 8."""
+    from pullback_calc.testing.programs import alpha_rename
+    g = alpha_rename(f, style)
+    if pc.pretty(g) == pc.pretty(f):
+        g = alpha_rename(f, "plain")
+    assert alpha_eq(f, g) and pc.pretty(f) != pc.pretty(g)
+
+    def program_with(second):
+        return pc.parse(program.replace("F", f"({pc.pretty(f)})")
+                        .replace("G", f"({pc.pretty(second)})")
+                        .replace("H", f"({pc.pretty(h)})"))
+    a, b = pc.reduce(program_with(f), max_steps=MAX_STEPS), pc.reduce(program_with(g),
+                                                                         max_steps=MAX_STEPS)
+    assert a.steps == b.steps and a.rule_counts == b.rule_counts, (a.rule_counts, b.rule_counts)
+    assert alpha_eq(a.value, b.value), (pc.pretty(a.value), pc.pretty(b.value))
+
+
 def _is_tree(t) -> bool:
     """Does no compound node of ``t`` occur twice (as one object)?"""
     seen: set = set()

@@ -673,6 +673,32 @@ def test_the_live_reads_question_costs_a_bounded_walk(monkeypatch):
     assert rules._reads_live(pc.parse("λt. π2 ⟨⟨x, λs. x⟩, t⟩"), env) is False
 
 
+def test_reads_live_looks_through_a_let_of_a_tuple(monkeypatch):
+    """``rules._reads_live`` reads a pair as A-normal form names it (th62): x is dead
+    in ``let t = ⟨x, λq. q⟩ in π2 t`` and live when the body takes π1 t, uses t
+    whole; the walk of the body stays within ``LIVE_REACH``."""
+    from pullback_calc.reduction import rules
+    from pullback_calc.reduction.env import Env
+    env = Env(pc.parse("x"))
+    for body, live in (("π2 t", False), ("π1 t", True), ("t", True),
+                       ("(λt. π1 t) ⟨1, 2⟩", False), ("(λt. π1 t) t", True),
+                       ("π2 t (π2 t 1)", False)):
+        E = pc.parse(f"λs. let t = ⟨x, λq. q⟩ in {body}")
+        assert rules._reads_live(E, env) is live, body
+    calls = [0]
+    real = rules.fv
+
+    def counting(t):
+        calls[0] += 1
+        return real(t)
+    monkeypatch.setattr(rules, "fv", counting)
+    for n in (100, 1000):
+        lets = " ".join(f"let a{i} = sin(c × {i}) in" for i in range(n))
+        calls[0] = 0
+        rules._reads_live(pc.parse(f"λs. let t = ⟨x, λq. q⟩ in {lets} π2 t a1"), env)
+        assert calls[0] <= 2 * rules.LIVE_REACH + 10, (n, calls[0])
+
+
 def test_renaming_binders_apart_changes_no_step_of_a_sum_of_dual_maps():
     """``test_renaming_the_binders_changes_no_step`` (th61, thorough profile): renaming
     every binder to v1, v2, … makes ``x (λy. 1)`` and ``x (λx. 1)`` -- α-equal atoms

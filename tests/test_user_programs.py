@@ -601,6 +601,21 @@ def test_a_direction_reading_an_input_only_in_a_dead_pair_item_costs_what_it_doe
     assert list(a) == list(b) == [0.0, 0.0]
 
 
+def test_a_dead_pair_item_named_by_a_let_costs_what_it_does_projected():
+    """th62 (2026-12-01, ``test_a_closure_taken_out_of_a_pair_costs_what_calling_it_does``):
+    ``π2 ⟨x1, twice (λm. …)⟩ 1`` twice in a product.  A-normal form names the pair
+    (``let tup = ⟨x1, λ…⟩ in let proj = π2 tup in …``), and rule pbc's live-read walk
+    saw x1 in the tuple: the series was not constant, rule 8 ran through every stage
+    and the reverse pass back: 568 steps against 174 with the pairs written projected
+    (the property's bound 448).  The walk reads a let of a tuple of values whose body
+    only projects it as the written projection now: 188."""
+    from pullback_calc.testing.programs import project_written_pairs
+    t = pc.parse(_data("dead_pair_item_named_by_a_let_program.txt"))
+    b = pc.grad(project_written_pairs(t), [0.3, 0.3], record=False)
+    a = pc.grad(t, [0.3, 0.3], max_steps=b.steps + 30, record=False)
+    assert list(a) == list(b) == [0.0, 0.0]
+
+
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
                    reason="known limitation (papers/calculus.md §9, 'A tangent multiplied by "
                           "zero')")

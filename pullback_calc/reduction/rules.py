@@ -1255,9 +1255,46 @@ def _reads_live(E: Term, env: Env) -> bool:
         elif isinstance(u, Proj) and isinstance(u.arg, Tuple) and all(
                 _is_value_item(a) for j, a in enumerate(u.arg.items, 1) if j != u.index):
             stack.append(u.arg.items[u.index - 1])
+        elif is_let(u) and type(u.fun.pat) is Var and type(u.arg) is Tuple and all(
+                _is_value_item(a) for a in u.arg.items):
+            # the same written as A-normal form names it: let t = ⟨a₁, …, aₙ⟩ in B,
+            # B reading t only as πⱼ t -- the items no πⱼ takes are dead
+            used = _projected_items(u.fun.body, u.fun.pat.name, budget)
+            if used is None:
+                return True
+            taken, cost = used
+            budget -= cost
+            stack.append(u.fun.body)
+            stack.extend(a for j, a in enumerate(u.arg.items, 1) if j in taken)
         else:
             stack.extend(u.children())
     return False
+
+
+def _projected_items(B: Term, t: str, budget: int) -> Optional[tuple[set, int]]:
+    """The indices j of the projections πⱼ t that B takes of the variable t, and
+    the nodes walked to find them; None when B reads t otherwise (whole, or under
+    a binder of its own name), or when the walk would pass ``budget`` nodes."""
+    taken: set = set()
+    stack, cost = [B], 0
+    while stack:
+        u = stack.pop()
+        cost += 1
+        if cost > budget:
+            return None
+        if t not in fv(u):
+            continue
+        if type(u) is Proj and type(u.arg) is Var:
+            taken.add(u.index)
+        elif type(u) is Var:
+            return None
+        elif isinstance(u, Lam):
+            if t in pattern_vars(u.pat):
+                return None
+            stack.append(u.body)
+        else:
+            stack.extend(u.children())
+    return taken, cost
 
 
 #: how many nodes ``_reads_live`` visits before it answers yes (O(1) per question)

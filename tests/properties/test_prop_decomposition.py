@@ -497,7 +497,8 @@ def live_reads(t: Term, p) -> bool:
     """Rules 9 (for an abstraction) and pbc, restated from §5 (independently of
     rules._reads_live): does t read a variable of p other than in the dropped items
     of a written projection πᵢ⟨a₁, …, aₙ⟩ whose other items are values (variables,
-    numerals, 𝟎, abstractions, tuples of those)?  The walk enters only the subterms
+    numerals, 𝟎, abstractions, tuples of those), or in the items of a let-bound
+    tuple of values that the let's body takes no projection of?  The walk enters only the subterms
     in which a variable of p is free (an inner binder of the same name is not told
     apart: its occurrences count), and answers yes when it would visit more than
     ``LIVE_REACH`` nodes; which nodes it visits does not depend on its order."""
@@ -515,6 +516,26 @@ def live_reads(t: Term, p) -> bool:
 
     seen = [0]
 
+    def projections(body, x):
+        """The indices j of the πⱼ x that body takes, None if it reads x otherwise;
+        and the nodes visited to learn it (entered only where x is free)."""
+        taken: set = set()
+        count = [0]
+
+        def walk(v) -> bool:
+            count[0] += 1
+            if x not in fv(v):
+                return True
+            if isinstance(v, Proj) and isinstance(v.arg, Var):
+                taken.add(v.index)
+                return True
+            if isinstance(v, Var):
+                return False
+            if isinstance(v, Lam):
+                return x not in pattern_vars(v.pat) and walk(v.body)
+            return all(walk(c) for c in v.children())
+        return (taken if walk(body) else None), count[0]
+
     def go(u) -> bool:  # (visits u; True: a live read, or the walk too long)
         seen[0] += 1
         if seen[0] > LIVE_REACH:
@@ -523,6 +544,16 @@ def live_reads(t: Term, p) -> bool:
             return u.name in p
         if not fv(u) & p:
             return False
+        if (isinstance(u, App) and isinstance(u.fun, Lam) and isinstance(u.fun.pat, Var)
+                and isinstance(u.arg, Tuple) and all(value(a) for a in u.arg.items)):
+            # let t = ⟨a₁, …, aₙ⟩ in B (A-normal form's name for a pair): the items no
+            # πⱼ t of B takes are dead
+            taken, n = projections(u.fun.body, u.fun.pat.name)
+            seen[0] += n
+            if taken is None or seen[0] > LIVE_REACH:
+                return True
+            return go(u.fun.body) or any(go(a) for j, a in enumerate(u.arg.items, 1)
+                                         if j in taken)
         return any(go(c) for c in kids(u))
     return go(t)
 

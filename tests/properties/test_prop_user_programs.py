@@ -569,6 +569,11 @@ def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
 @example(UserProgram(_helpers_program("dead_pair_item_closure_program.txt"), 2, (0.3, 0.3),
                      frozenset({"combinator", "function-input", "grad1", "grad1-nested",
                                 "stored-call"})))
+# (th62 at b8025ac: the same pair named by A-normal form, let tup = ⟨x1, λ…⟩ in π2 tup,
+# which rule pbc's live-read walk did not see through: 568 steps against 174 projected)
+@example(UserProgram(_helpers_program("dead_pair_item_named_by_a_let_program.txt"), 2,
+                     (0.3, 0.3), frozenset({"combinator", "function-input", "g-of-chain",
+                                            "let-reuse", "stored-call"})))
 @given(programs(2, depth=2, want=("stored-call",)))
 def test_a_closure_taken_out_of_a_pair_costs_what_calling_it_does(p):
     """A combinator's partial application stored in a pair beside an input and

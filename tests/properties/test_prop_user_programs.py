@@ -19,6 +19,7 @@ Every generated program is closed, well typed and total, so:
 import math
 import re
 
+import pytest
 from hypothesis import Phase, event, example, given, settings
 from hypothesis import strategies as st
 
@@ -636,6 +637,22 @@ def test_every_step_of_a_user_gradient_decomposes_uniquely(p):
         event("too long for the naive decomposer")
         return
     check_decompositions(start)
+
+
+@pytest.mark.xfail(strict=True, reason="open (th63, 2026-12-01; the machine's step is the "
+                   "same at b8025ac): 8c copies a helper called in a 1-form's body where the "
+                   "decomposer's restatement of inlined_at_calls gives rule 8")
+def test_a_helper_called_in_a_one_forms_body_decomposes_as_the_tables_say():
+    """th63's draw for the property above: at step 9 the machine copies
+    ``mul_19 = λ⟨a7, a8⟩. x`` to its two calls (8c) -- one in h10's body, one in the
+    body of the 1-form ``λm. λw. mul_19 ⟨1, 1⟩ × w`` of a pullback applied in a let
+    -- and the documented tables (``check_decompositions``' restatement) give rule 8.
+    Which of the two is to change is not decided yet (papers/calculus.md §9)."""
+    src = ("λx. let mul_19 = λ⟨a7, a8⟩. x in let h10 = λa5. λa6. sin(mul_19 ⟨1, 1⟩) in "
+           "(λt1. 1) (Ω(λy2. 1) (λm3. λw4. ((let part15 = h10 ((λmul_111. 1) (Ω(λmul_112. 1) "
+           "(λmul_113. λw14. (mul_19 ⟨1, 1⟩) × w14) (1) (x))) in part15 (x))) × w4) (x) (x))")
+    check_decompositions(App(App(pc.parse("λf. λx. Ω(f) (λz. λw. w) x 1"), pc.parse(src)),
+                             Num(0.3)))
 
 
 @given(programs(2), st.sampled_from(("directions", "engine", "shadow")))

@@ -1221,7 +1221,8 @@ def jac_constant(t: App, m: Premises) -> Term:
 def _reads_live(E: Term, env: Env) -> bool:
     """Does E read a variable of env's pattern other than in a dropped item of
     a written projection πᵢ⟨a₁, …, aₙ⟩ whose other items are values -- where
-    πᵢ⟨…⟩ = aᵢ, call by value evaluating nothing else?  A walk down to the
+    πᵢ⟨…⟩ = aᵢ, call by value evaluating nothing else -- or in an item of a
+    let-bound tuple of values that no projection of the let's body takes?  A walk down to the
     occurrences only (a subterm with none of the pattern's variables free is
     not entered), stopping at the first live one, or after ``LIVE_REACH``
     nodes: the answer is then yes, as it is for an inner binder of the same

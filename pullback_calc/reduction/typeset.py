@@ -251,7 +251,8 @@ _ENTRIES = [
     _t("pbc", "pullback along a constant map",
        [(r"\Omega(\lambda p.\,L)\;\omega " + _TO + r" \lambda p.\," + _let("y", "L", r"\mathbf{0}"),
          "L a let series in which no variable of p occurs but in the dropped items of "
-         "written projections, and whose first stage does not mention p's newest "
+         "written projections (or of a let-bound tuple of values that the let's body "
+         "only projects), and whose first stage does not mention p's newest "
          "variable at all (before rules 7 and 8)")],
        "extension",
        "(f*ω)(V) = ω(f V) ∘ Jf(V), and Jf(V) = 0 for a constant map f: the zero covector at "
@@ -281,7 +282,8 @@ _ENTRIES = [
     _t("9", "Jacobian of a constant",
        [(_jac("E") + rf" {_TO} \mathbf{{0}}",
          "p does not occur in E; for an abstraction E, outside the dropped items of a "
-         "written projection πᵢ⟨V₁, …, M, …, Vₙ⟩ whose other items are values")],
+         "written projection πᵢ⟨V₁, …, M, …, Vₙ⟩ whose other items are values, or of "
+         "let t = ⟨V₁, …, Vₙ⟩ in B, B taking only projections πⱼ t")],
        "faithful + extension",
        "The Jacobian of a constant function is 0. An abstraction that reads p only in "
        "items a projection drops is constant too: call by value evaluates πᵢ⟨V₁, …, M, …, "

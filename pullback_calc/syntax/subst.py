@@ -1,6 +1,7 @@
 """Free variables, lin(S), capture-avoiding substitution, α-equivalence."""
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Callable, Generator, Mapping, Optional
 
 from . import prims
@@ -589,14 +590,16 @@ SKETCH = 32  # the nodes of a term an α-sketch reads
 
 
 def alpha_sketch(t: Term) -> int:
-    """A hash of t's first ``SKETCH`` nodes (pre-order) that α-equal terms share:
-    a bound variable is hashed by its binder's position, a binder by its
+    """A hash of t's first ``SKETCH`` nodes, level by level, that α-equal terms
+    share: a bound variable is hashed by its binder's position, a binder by its
     pattern's shape.  Bounded, so O(1) however large t is; equal sketches are
-    then compared by ``alpha_eq``."""
+    then compared by ``alpha_eq``.  Level by level, not depth first: the atoms
+    J(λq.S)·d V that differ only in their direction d, after a large S, get
+    different sketches."""
     out: list = []
-    stack: list = [(t, None, 0)]  # (node, its binders: name -> (depth, i), depth)
-    while stack and len(out) < SKETCH:
-        u, env, depth = stack.pop()
+    queue: deque = deque([(t, None, 0)])  # (node, its binders: name -> (depth, i), depth)
+    while queue and len(out) < SKETCH:
+        u, env, depth = queue.popleft()
         c = u.__class__
         if c is Var:
             out.append(env.get(u.name, u.name) if env else u.name)
@@ -605,12 +608,12 @@ def alpha_sketch(t: Term) -> int:
             for i, x in enumerate(pattern_vars(u.pat)):
                 inner[x] = (depth, i)
             out.append((Lam, tuple(_pattern_shape(u.pat)), u.ann))
-            stack.append((u.body, inner, depth + 1))
+            queue.append((u.body, inner, depth + 1))
         elif c not in _GRAMMAR:
             out.append(id(u))  # (no sketch of a lazy node: only itself is α-equal to it)
         else:
             out.append(u._shape())
-            stack.extend((k, env, depth) for k in reversed(u.children()))
+            queue.extend((k, env, depth) for k in u.children())
     return hash(tuple(out))
 
 

@@ -43,3 +43,17 @@ def test_a_let_in_a_helper_may_apply_the_helper_being_copied():
     kept = pc.parse("let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in "
                     "Ω(p) (λz. λw. w) (f (h a)) 1) in let r = g 0.5 in r")
     assert not calls.inlined_at_calls(kept)
+
+
+def test_an_argument_computed_for_a_partial_application_calls_what_it_calls():
+    """h (E) in a helper's body, h a helper of two binders is a partial application: a closure
+    passed there may never run, but E, no value, is evaluated at the call all the
+    same (call-by-value), and a call of q in it runs once (th63, 2026-12-01: the
+    machine copied q where the decomposer's restatement kept it; the restatement
+    was wrong)."""
+    computed = pc.parse("let q = λb. x in let h = λa. λc. sin(q 1) in "
+                        "let g = λm. (let r = h (let s = q 2 in s) in r m) in let y = g 3 in y")
+    assert calls.inlined_at_calls(computed)
+    passed = pc.parse("let q = λb. x in let h = λa. λc. sin(q 1) in "
+                      "let g = λm. (let r = h (λs. q s) in r m) in let y = g 3 in y")
+    assert not calls.inlined_at_calls(passed)

@@ -820,7 +820,10 @@ def _only_calls_param(entry, i: int, known=frozenset()) -> bool:
 def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
     def passed(entry, args) -> bool:
         if _binders_left(entry, len(args)):
-            return False  # a partial application: what is passed may never run
+            # a partial application: a closure passed may never run, but an argument
+            # that is no value is evaluated at the call all the same (call-by-value)
+            return all(not _free_count(x, a) or not isinstance(a, (Var, Lam)) and go(a)
+                       for a in args)
         return all(not _free_count(x, a) or (
             _only_calls_param(entry, i)
             and (isinstance(a, Var) or _calls_in_body(x, a, helpers))

@@ -616,19 +616,17 @@ def test_a_dead_pair_item_named_by_a_let_costs_what_it_does_projected():
     assert list(a) == list(b) == [0.0, 0.0]
 
 
-@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
-                   reason="known limitation (papers/calculus.md §9, 'A helper called in "
-                          "several derivative maps')")
 def test_a_helper_called_in_several_derivative_maps_costs_what_it_does_in_place():
     """th62 (2026-12-01, ``test_helpers_passed_to_combinators_cost_what_they_do_written_
-    in_place``): h33 = λv. λs. grad1 (λt. mk28 t 0.25) (… x2 …), a helper over x2 that
-    calls two other helpers, called in a pullback's 1-form, in a direction (partially
-    applied) and in another helper's direction.  Its first row takes 29,547 steps;
-    with every helper written in place 5,687, and with h33 alone written in place
-    5,851 (the evaluation: 1,773).  h33 stays a coordinate of the environment -- 8c
-    moves a heavy helper used once, and copies to its calls one that calls no
-    unknown function, and h33 is neither -- and each derivative map that calls it
-    differentiates through it along x2.  The property's bound: 2.5 × 5,687 + 300."""
+    in_place``): h33 = λv. λs. grad1 (λt. mk28 t 0.25) (… x2 …), a helper over x2,
+    called in a pullback's 1-form, in a direction (partially applied) and in another
+    helper's point.  Its first row took 29,547 steps; with every helper written in
+    place 5,687 (the evaluation: 1,773).  The 1-form's pullback is inside the map of
+    a pullback applied at a point and a direction that call h33, and 8c's call
+    analysis walked that map as a bare abstraction -- a use that is no call -- so
+    h33 stayed a coordinate and each derivative map that calls it differentiated
+    through it along x2.  The map is read as any pullback's now: 5,852 steps.  The
+    property's bound: 2.5 × 5,687 + 300."""
     from pullback_calc.testing.programs import inline_helpers
     t = pc.parse(_data("helper_called_in_pullback_maps_program.txt"))
     b = pc.jacobian_row(inline_helpers(t), [1.5, 1.5], 0, record=False)

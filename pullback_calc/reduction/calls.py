@@ -440,8 +440,10 @@ def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],
     among P and D whose body only calls x (``_calls_in``): the pullback's rules
     apply the direction (19a: J(λg. g a)·dg is dg a) and the point, so x is called
     where it is -- a helper over the input used in a function direction.  The
-    other arguments and S, ω are walked on (pushed on stack); False, and nothing
-    pushed, if u is no such application or an abstraction calls x otherwise."""
+    other arguments and the pullback itself are walked on (pushed on stack: a
+    call in its map or its 1-form is one, as in any pullback's); False, and
+    nothing pushed, if u is no such application or an abstraction calls x
+    otherwise."""
     head, args, others = _applied_head(u)
     if not isinstance(head, Pullback) or len(args) > 2:
         return False
@@ -449,7 +451,7 @@ def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],
     if not lams or not all(_calls_in(x, a, helpers) for a in lams):
         return False
     rest = [a for a in args if all(a is not b for b in lams)]
-    stack.extend(c for c in [head.fun, head.form] + rest + others if x in fv(c))
+    stack.extend(c for c in [head] + rest + others if x in fv(c))
     return True
 
 

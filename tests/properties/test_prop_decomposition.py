@@ -871,8 +871,9 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
             lams = [a for a in args if isinstance(a, Lam) and _free_count(x, a)]
             if isinstance(head, Pullback) and len(args) <= 2 and lams \
                     and all(_calls_in_body(x, a, helpers) for a in lams):
-                # Ω(S) ω P D: the pullback's rules apply its point and direction
-                return all(go(c) for c in [head.fun, head.form] + args + rest
+                # Ω(S) ω P D: the pullback's rules apply its point and direction (and
+                # its map and 1-form are read as any pullback's)
+                return all(go(c) for c in [head] + args + rest
                            if all(c is not a for a in lams))
             if is_let(u.fun):  # (let f = f in λd. B) d: the lets' λ is applied at once
                 end = u.fun

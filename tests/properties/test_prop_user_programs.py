@@ -516,6 +516,14 @@ def test_inlining_and_eta_expanding_helpers_change_no_row(p, eta):
 @example(UserProgram(_helpers_program("helpers_in_combinators_zero_row_program.txt"), 2,
                      (0.9, 0.5), frozenset({"J-helper", "foldr", "list-cons", "grad1-nested",
                                             "returns-pair"}), m=3))
+# (th62 at b8025ac: a helper over x2 holding a derivative, called in a 1-form inside the
+# map of a pullback applied at a function point and direction that call it too: 29,547
+# steps against 5,687 in place, 5,852 once 8c reads that map as any pullback's; Ω-helper
+# draws the shape, omega_at_function)
+@example(UserProgram(_helpers_program("helper_called_in_pullback_maps_program.txt"), 2,
+                     (1.5, 1.5), frozenset({"combinator", "function-input", "grad1",
+                                            "list-cons", "list-numeral", "nested-Ω",
+                                            "stored-call"}), m=2))
 @given(st.tuples(st.integers(2, 3),
                  st.sampled_from(("combinator", "map-helper", "Ω-let-helper", "Ω-helper",
                                   "J-helper"))
@@ -550,6 +558,32 @@ def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
         event("a value leaves the floats")
         return
     a = pc.jacobian_row(t, pt, 0, max_steps=int(2.5 * b.steps) + 300, record=False)
+    assert all(close(x, y) for x, y in zip(a.row, b.row)), (list(a.row), list(b.row))
+
+
+@given(st.integers(2, 3).flatmap(lambda m: programs(2, depth=2, m=m, want=("Ω-at-function",))))
+def test_a_helper_called_in_a_pullback_at_a_function_costs_what_it_does_in_place(p):
+    """A helper called in the point and the direction of a pullback applied at a
+    function, and in a nested pullback's 1-form inside its map (``Ω-at-function``),
+    is copied to its calls by 8c: the first row costs at most 1.5× the row with
+    every helper written in place, plus 300 steps.  th62 (2026-12-01) drew it:
+    8c's call analysis walked that map as a bare abstraction, the helper stayed a
+    coordinate, and each derivative map differentiated through it -- 29,547 steps
+    against 5,687 in place.  On that code the shape's draws took up to 2.3× their
+    rows in place (4,685 against 1,916), 1.13× now; the combinators' property above
+    allows 2.5×, which those draws stayed inside."""
+    note_features(p)
+    t, pt = p.term, list(p.point)
+    try:
+        v = pc.call(t, pt, max_steps=10 * STEPS, record=False)
+        b = pc.jacobian_row(inline_helpers(t), pt, 0, max_steps=max(STEPS, 20 * v.steps),
+                            record=False)
+    except pc.ReductionError as e:
+        if "is not a finite real" not in str(e):
+            raise
+        event("a value leaves the floats")
+        return
+    a = pc.jacobian_row(t, pt, 0, max_steps=int(1.5 * b.steps) + 300, record=False)
     assert all(close(x, y) for x, y in zip(a.row, b.row)), (list(a.row), list(b.row))
 
 

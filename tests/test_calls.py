@@ -37,26 +37,28 @@ def test_a_let_in_a_helper_may_apply_the_helper_being_copied():
     copied to its calls (the thorough profile, 2026-11-29: 2,811 steps against 604
     with the helpers written in place, 622 now).  A function that is no helper, f,
     is still unknown there."""
-    copied = pc.parse("let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in "
-                      "Ω(p) (λz. λw. w) (h a) 1) in let r = g 0.5 in r")
-    assert calls.inlined_at_calls(copied)
-    kept = pc.parse("let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in "
-                    "Ω(p) (λz. λw. w) (f (h a)) 1) in let r = g 0.5 in r")
-    assert not calls.inlined_at_calls(kept)
+    _copied_not_kept("let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in "
+                     "Ω(p) (λz. λw. w) (h a) 1) in let r = g 0.5 in r",
+                     "let h = λb. sin(b) + x in let g = λa. (let p = λy. h y in "
+                     "Ω(p) (λz. λw. w) (f (h a)) 1) in let r = g 0.5 in r")
+
+
+def _copied_not_kept(copied: str, kept: str) -> None:
+    """8c copies the first series' helper to its calls, and keeps the second's."""
+    assert calls.inlined_at_calls(pc.parse(copied))
+    assert not calls.inlined_at_calls(pc.parse(kept))
 
 
 def test_an_argument_computed_for_a_partial_application_calls_what_it_calls():
-    """h (E) in a helper's body, h a helper of two binders is a partial application: a closure
-    passed there may never run, but E, no value, is evaluated at the call all the
+    """h (E) in a helper's body, h a helper of two binders, is a partial application:
+    a closure passed there may never run, but E, no value, is evaluated at the call all the
     same (call-by-value), and a call of q in it runs once (th63, 2026-12-01: the
     machine copied q where the decomposer's restatement kept it; the restatement
     was wrong)."""
-    computed = pc.parse("let q = λb. x in let h = λa. λc. sin(q 1) in "
-                        "let g = λm. (let r = h (let s = q 2 in s) in r m) in let y = g 3 in y")
-    assert calls.inlined_at_calls(computed)
-    passed = pc.parse("let q = λb. x in let h = λa. λc. sin(q 1) in "
-                      "let g = λm. (let r = h (λs. q s) in r m) in let y = g 3 in y")
-    assert not calls.inlined_at_calls(passed)
+    _copied_not_kept("let q = λb. x in let h = λa. λc. sin(q 1) in "
+                     "let g = λm. (let r = h (let s = q 2 in s) in r m) in let y = g 3 in y",
+                     "let q = λb. x in let h = λa. λc. sin(q 1) in "
+                     "let g = λm. (let r = h (λs. q s) in r m) in let y = g 3 in y")
 
 
 def test_a_call_in_the_map_of_a_pullback_applied_at_a_function_is_one():
@@ -67,7 +69,6 @@ def test_a_call_in_the_map_of_a_pullback_applied_at_a_function_is_one():
     29,547 steps for a row, 5,852 now, 5,687 with every helper written in place)."""
     src = ("let q = λb. sin(b) × x in let g = λa. Ω(λf. f (q a)) (λz. λw. w) (λt. q t) "
            "(λt. 1) in let r = g 0.5 in r")
-    assert calls.inlined_at_calls(pc.parse(src))
-    stored = src.replace("Ω(λf. f (q a))", "Ω(λf. ⟨f, λs. q s⟩)").replace("(λz. λw. w)",
-                                                                       "(λz. λw. 𝟎)")
-    assert not calls.inlined_at_calls(pc.parse(stored))  # (a closure returned: no call)
+    # (kept: the map returns a closure over q, which no rule applies there)
+    _copied_not_kept(src, src.replace("Ω(λf. f (q a))", "Ω(λf. ⟨f, λs. q s⟩)")
+                     .replace("(λz. λw. w)", "(λz. λw. 𝟎)"))

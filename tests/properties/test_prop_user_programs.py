@@ -547,17 +547,23 @@ def test_helpers_passed_to_combinators_cost_what_they_do_written_in_place(p):
     64 entries (the cells' closures differentiated along g at each), 871 / 1,717 /
     3,408 now, 4.4× the evaluation."""
     note_features(p)
+    _first_row_costs_at_most(p, 2.5)
+
+
+def _first_row_costs_at_most(p, factor: float) -> None:
+    """p's first row takes at most factor × the steps of the row of p with every
+    helper written in place (``inline_helpers``), plus 300, and has its numbers."""
     t, pt = p.term, list(p.point)
-    u = inline_helpers(t)
     try:
         v = pc.call(t, pt, max_steps=10 * STEPS, record=False)
-        b = pc.jacobian_row(u, pt, 0, max_steps=max(STEPS, 20 * v.steps), record=False)
+        b = pc.jacobian_row(inline_helpers(t), pt, 0, max_steps=max(STEPS, 20 * v.steps),
+                            record=False)
     except pc.ReductionError as e:
         if "is not a finite real" not in str(e):
             raise
         event("a value leaves the floats")
         return
-    a = pc.jacobian_row(t, pt, 0, max_steps=int(2.5 * b.steps) + 300, record=False)
+    a = pc.jacobian_row(t, pt, 0, max_steps=int(factor * b.steps) + 300, record=False)
     assert all(close(x, y) for x, y in zip(a.row, b.row)), (list(a.row), list(b.row))
 
 
@@ -573,18 +579,7 @@ def test_a_helper_called_in_a_pullback_at_a_function_costs_what_it_does_in_place
     rows in place (4,685 against 1,916), 1.13× now; the combinators' property above
     allows 2.5×, which those draws stayed inside."""
     note_features(p)
-    t, pt = p.term, list(p.point)
-    try:
-        v = pc.call(t, pt, max_steps=10 * STEPS, record=False)
-        b = pc.jacobian_row(inline_helpers(t), pt, 0, max_steps=max(STEPS, 20 * v.steps),
-                            record=False)
-    except pc.ReductionError as e:
-        if "is not a finite real" not in str(e):
-            raise
-        event("a value leaves the floats")
-        return
-    a = pc.jacobian_row(t, pt, 0, max_steps=int(1.5 * b.steps) + 300, record=False)
-    assert all(close(x, y) for x, y in zip(a.row, b.row)), (list(a.row), list(b.row))
+    _first_row_costs_at_most(p, 1.5)
 
 
 # (the thorough profile at 7e1684c: let ⟨u, v⟩ = ⟨1, 1⟩ made a coordinate: 292 steps

@@ -733,3 +733,8 @@ def test_alpha_representatives_are_per_reduction_and_only_for_binders():
     long = pc.parse(" ⊕ ".join(["(λq. q)"] * 2000))
     assert alpha_sketch(long) == alpha_sketch(pc.parse(" ⊕ ".join(["(λr. r)"] * 2000)))
     assert alpha_sketch(pc.parse("g (λy. y)")) != alpha_sketch(pc.parse("g (λy. h)"))
+    # atoms that differ only past a long first child (a Jacobian's direction after a
+    # large map) get different sketches: read level by level, not depth first
+    S = " + ".join(f"sin(q × {i})" for i in range(40))
+    assert alpha_sketch(pc.parse(f"(J(λq. {S})·a) v")) != \
+        alpha_sketch(pc.parse(f"(J(λq. {S})·b) v"))

@@ -69,3 +69,7 @@ def test_a_step_costs_the_same_whatever_the_depth(record):
     # costs of a reduction make the smaller one's a little higher)
     ca, cb = a["calls"] / a["steps"], b["calls"] / b["steps"]
     assert cb <= 1.01 * ca, (ca, cb)
+    # and their number is held where it is (45.9 a step before rule 5 read a
+    # stage's image as a tree, 2026-12-01; 43.4 after): a change that adds work
+    # to every step shows here, counted, before it shows in a benchmark
+    assert cb <= 44.0, cb

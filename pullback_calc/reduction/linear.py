@@ -129,6 +129,12 @@ def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     cached = _cached_lc(t)
     if cached is not None:
         return cached.coeffs
+    tree = _tree_lincomb(t, lin, fold)
+    return tree if tree is not None else _graph_lincomb(t, lin, fold)
+
+
+def _graph_lincomb(t: Term, lin: Names, fold: bool) -> LinComb:
+    """``to_lincomb``'s reading of any term: each node of the graph once."""
     mul = (lambda a, b: cmul(a, b, fold))
     edges: dict = {}  # id(node) -> (node, [(child, factor or None)]) or (node, None): a leaf
     parents: dict = {}  # id(node) -> how many edges reach it
@@ -165,6 +171,45 @@ def to_lincomb(t: Term, lin: Names, fold: bool = True) -> LinComb:
     if not any(_is_zero(k) for k in acc.values()):
         return acc
     return {a: k for a, k in acc.items() if not _is_zero(k)}
+
+
+def _tree_lincomb(t: Term, lin: Names, fold: bool) -> Optional[LinComb]:
+    """``to_lincomb`` of a tree of sums, negations and products by constants over
+    variables -- a stage's Jacobian image, ``c × dx``, the shape of nearly every
+    reverse step -- without the graph's bookkeeping: the same combination, in the
+    same order (a tree's nodes are reached once, left to right, as there).  None
+    for anything else, or a node met twice (a graph: the general reading)."""
+    acc: LinComb = {}
+    seen: set = set()
+    stack: list[tuple[Any, Term]] = [(t, ONE)]  # (classes tested by identity: Any)
+    while stack:
+        u, c = stack.pop()
+        if id(u) in seen or u._lcobj is not None:
+            return None
+        seen.add(id(u))
+        tu = type(u)
+        if tu is Var:
+            old = acc.get(u)  # (a variable is its own α-representative)
+            acc[u] = c if old is None else cadd(old, c, fold)
+        elif tu is Sum:
+            stack.extend((i, c) for i in reversed(u.items))
+        elif tu is Prim and u.op == "mul":
+            a, b = u.args
+            fa = fv(a)
+            if not fa or not (fa & lin):
+                stack.append((b, cmul(c, _fold(a) if fold else a, fold)))
+            elif not (fv(b) & lin):
+                stack.append((a, cmul(c, _fold(b) if fold else b, fold)))
+            else:
+                return None
+        elif tu is Zero:
+            pass
+        else:
+            return None
+    for k in acc.values():
+        if type(k) is Num and k.value == 0.0:  # (_is_zero)
+            return {a: k for a, k in acc.items() if not _is_zero(k)}
+    return acc
 
 
 def _expand(u: Term, lin: Names, fold: bool, made: Optional[dict] = None):
@@ -351,26 +396,28 @@ def is_zero(v: Term) -> bool:
 _ZERO_NODES = (Tuple, Jac, Pullback, Dual)  # the nodes whose zeroness is their parts
 
 
-def _zero_kids(u: Term):
+def _zero_kids(u: Any):
     """The parts whose zeroness decides u's, or None for a leaf."""
-    if isinstance(u, Tuple):
+    tu = type(u)  # (no class derives from a term class)
+    if tu is Tuple:
         return u.items
-    if isinstance(u, Jac):
+    if tu is Jac:
         return (u.along,)
-    if isinstance(u, Pullback):
+    if tu is Pullback:
         return (u.form,)
-    if isinstance(u, Dual):
+    if tu is Dual:
         return (u.functional,)
     return None
 
 
-def _zero_known(u: Term) -> Optional[bool]:
+def _zero_known(u: Any) -> Optional[bool]:
     """Is u zero, if known without looking deeper (None: not yet cached)?"""
-    if isinstance(u, Zero):
+    tu = type(u)
+    if tu is Zero:
         return True
-    if isinstance(u, Num):
+    if tu is Num:
         return u.value == 0.0
-    if isinstance(u, (Tuple, Jac, Pullback, Dual)):
+    if tu in _ZERO_NODES:
         f = u._flags
         return bool(f & ISZERO) if f & ISZERO_K else None
     return False

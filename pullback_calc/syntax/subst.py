@@ -19,45 +19,52 @@ def fv(t: Term) -> frozenset:
     r = t._fv
     if r is not None:
         return r
-    stack: list[tuple[Term, bool]] = [(t, False)]
-    while stack:
-        u, ready = stack.pop()
+    stack: list[Term] = [t]
+    while stack:  # a node's set is made once its children's are (post-order)
+        u: Any = stack[-1]  # (its class is tested by identity: mypy cannot narrow)
         if u._fv is not None:
+            stack.pop()
             continue
-        if isinstance(u, Var):
+        tu = type(u)  # (no class derives from a term class: dispatch on the class)
+        if tu is Var:
+            stack.pop()
             u._fv = frozenset((u.name,))
-        elif isinstance(u, (Num, Zero)):
+            continue
+        if tu is Num or tu is Zero:
+            stack.pop()
             u._fv = _EMPTY
-        elif not ready:
-            stack.append((u, True))
-            kids = u.children() if not isinstance(u, Lam) else (u.body,)
-            stack.extend((c, False) for c in kids if c._fv is None)
+            continue
+        kids = u.children() if tu is not Lam else (u.body,)
+        missing = [c for c in kids if c._fv is None]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        # (a set equal to a child's is that child's set: a long let chain or
+        # a wide tuple over many free variables would copy them at each node)
+        if tu is Lam and type(u.pat) is Var:
+            s = u.body._fv
+            if u.pat.name in s:
+                s = s - {u.pat.name}
+        elif tu is Lam:  # via the pattern's index: no walk of a deep pattern
+            s = u.body._fv
+            idx, level = pattern_index(u.pat)
+            names = idx.names
+            few, many = (names, s) if len(names) <= len(s) else (s, names)
+            bound = [x for x in few if x in many and names[x][0] <= level]
+            if bound:
+                s = s - frozenset(bound)
         else:
-            # (a set equal to a child's is that child's set: a long let chain or
-            # a wide tuple over many free variables would copy them at each node)
-            if isinstance(u, Lam) and isinstance(u.pat, Var):
-                s = u.body._fv
-                if u.pat.name in s:
-                    s = s - {u.pat.name}
-            elif isinstance(u, Lam):  # via the pattern's index: no walk of a deep pattern
-                s = u.body._fv
-                idx, level = pattern_index(u.pat)
-                names = idx.names
-                few, many = (names, s) if len(names) <= len(s) else (s, names)
-                bound = [x for x in few if x in many and names[x][0] <= level]
-                if bound:
-                    s = s - frozenset(bound)
-            else:
-                sets = [cf for cf in (c._fv for c in u.children()) if cf]
-                if not sets:
-                    s = _EMPTY
-                elif len(sets) == 1:
-                    s = sets[0]
-                elif len(sets) == 2:
-                    s = _union(sets[0], sets[1])
-                else:  # one union of them all (one child at a time copies a growing set)
-                    s = union_all(sets)
-            u._fv = s
+            sets = [cf for cf in (c._fv for c in kids) if cf]
+            if not sets:
+                s = _EMPTY
+            elif len(sets) == 1:
+                s = sets[0]
+            elif len(sets) == 2:
+                s = _union(sets[0], sets[1])
+            else:  # one union of them all (one child at a time copies a growing set)
+                s = union_all(sets)
+        u._fv = s
     return t._fv
 
 

@@ -386,6 +386,24 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                     or _passes_to_pullback(x, u, helpers, stack):
                 read += 1
                 continue
+            curried = _applied_binders(u, helpers) if not is_let(u.fun) else None
+            if curried is not None:  # (let f = F in λz. λl. B) Z L: a fold copied to its call
+                series, pairs, scope = curried
+                tails.add(id(series))
+                read += 1
+                if not _calls_in(x, series, scope):
+                    return False
+                for a, end in pairs:
+                    if x not in fv(a):
+                        continue
+                    if isinstance(a, Lam) and _direct_calls(end.pat.name, end, scope):
+                        # a list passed where the λ calls it: it runs there, and so does
+                        # each call of x in its body
+                        if not _calls_in(x, a, helpers):
+                            return False
+                    else:
+                        stack.append(a)
+                continue
             if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
                 tails.add(id(u.fun))
                 bound = _applied_binder(u, helpers)
@@ -432,6 +450,37 @@ def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[tuple
         return None
     h = _resolve(u.arg, helpers or _NO_HELPERS)
     return None if h is None else ((helpers or _NO_HELPERS).set(f.pat.name, h), f)
+
+
+def _applied_binders(u: App, helpers: Optional[immutables.Map]) -> Optional[tuple]:
+    """u = (let … in λb₁. … λbₖ. B) A₁ … Aₖ, k ≥ 2 -- ``foldr g z l`` once 8c has
+    copied foldr to its call, ``(let f = g in λz. λl. l f z) Z L``: (the series, [(Aᵢ,
+    λbᵢ. …)], helpers with bᵢ bound to Aᵢ where Aᵢ is an abstraction or a helper, and
+    unbound where it is not); None if u is no such application (one argument:
+    ``_applied_binder``) or a binder is a free name of the series."""
+    args: list = []
+    f: Term = u
+    while isinstance(f, App) and not is_let(f):
+        args.append(f.arg)
+        f = f.fun
+    if len(args) < 2 or not is_let(f):
+        return None
+    args.reverse()
+    series, end = f, f
+    while is_let(end):
+        end = end.fun.body
+    scope = helpers or _NO_HELPERS
+    pairs = []
+    for a in args:
+        if not (isinstance(end, Lam) and isinstance(end.pat, Var)) \
+                or end.pat.name in fv(series):
+            return None
+        b = end.pat.name
+        h = _resolve(a, helpers or _NO_HELPERS)  # (an argument means what it does at u)
+        scope = scope.set(b, h) if h is not None else scope.delete(b) if b in scope else scope
+        pairs.append((a, end))
+        end = end.body
+    return series, pairs, scope
 
 
 def _passes_to_pullback(x: str, u: App, helpers: Optional[immutables.Map],

@@ -485,7 +485,8 @@ def dual_contravariance(t: Dual, m: Premises) -> Term:
         pat, S = _rename_all(pat, S)  # v must not capture the free variables of λw.S'
     lets: list = []
     if _ground_functional(inner.functional) and not isinstance(inner.lam.body, Lam):
-        body, lets = _compose_ground(inner.lam.pat, inner.lam.body, S, PatVars(pat), m)
+        body, lets = _compose_ground(inner.lam.pat, inner.lam.body, S, PatVars(pat), m,
+                                     inner.functional.arg)
     else:
         body = _compose_open(inner.lam.pat, inner.lam.body, S)
     return _let_all(lets, Dual(Lam(pat, body, t.lam.ann), inner.functional))
@@ -543,15 +544,25 @@ def _ground_functional(f: Term) -> bool:
     return r
 
 
-def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars,
-                    m: Premises) -> tuple[Term, list]:
-    """⟦S'[S/w]⟧ for S' real- or tuple-valued: componentwise rule-5 composition
-    (left to right; iterative in the tuples' depth)."""
-    def component(c: Term):
+def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars, m: Premises,
+                    Y: Term) -> tuple[Term, list]:
+    """⟦S'[S/w]⟧ for S' real- or tuple-valued, of the shape of the ground value Ȳ
+    its functional is at: componentwise rule-5 composition (left to right;
+    iterative in the tuples' depth).  A component of tuple type that is not
+    written as a tuple (a direction variable of a tuple, a sum of them) is
+    substituted plainly (``_compose_open``): the linear normal form is one of
+    reals -- collected, dtup ⊕ dtup would be 2 × dtup, and × is the real
+    product (rule 3 keeps A ⊕ A for that reason)."""
+    def component(item):
+        c, y = item
         if isinstance(c, Tuple):
-            return c.items, c
+            ys = y.items if isinstance(y, Tuple) and len(y.items) == len(c.items) else \
+                (None,) * len(c.items)
+            return list(zip(c.items, ys)), c
         if isinstance(c, Zero):
             return None, ZERO
+        if isinstance(y, Tuple):
+            return None, _compose_open(w, c, S)
         return None, linear.compose(Lam(w, c), S, lin,
                                     lambda u: _image(m.premise(linear.share_graph(u), "6",
                                                                   keep_trivial=False),
@@ -559,7 +570,7 @@ def _compose_ground(w: Term, S2: Term, S: Term, lin: PatVars,
                                     lambda cs: _arithmetic(cs, m, "6", lets),
                                     _projector(m))
     lets: list = []
-    body = bottom_up(S2, component, lambda c, items: Tuple(tuple(items)))
+    body = bottom_up((S2, Y), component, lambda c, items: Tuple(tuple(items)))
     return body, lets
 
 
@@ -1148,6 +1159,24 @@ def _stages_to_come(form: Term) -> int:
     return n
 
 
+def _directions_apart(ph: Term, V: Term, E: Term) -> Term:
+    """The direction pattern p̂ of rule pb, renamed apart where the map λp̂. (J(λp.E)·p̂) V
+    would capture: a direction of an enclosing derivative free in the point V (a
+    function value λx. dg that a premise of 19b carries) or in E, named as p̂ names
+    its own (the same variable name g bound again inside).  ``E`` is the stage's
+    elementary term (its environment pattern binds no direction name: the names of
+    directions are kept apart from every other name of the reduction).  A direction's
+    name is d + a name (``terms.direction_name``): only those are looked up."""
+    near = [x for x in fv(E) if x[:1] == "d"]
+    fV = fv(V)
+    if fV:
+        near.extend(x for x in fV if x[:1] == "d")
+    clash = PatVars(ph) & near if near else None
+    if not clash:
+        return ph
+    return subst(ph, {x: Var(fresh(x)) for x in clash})
+
+
 @rule("pb")
 def pullback_at_point(t: App, m: Premises) -> Term:
     """(pb) Ω(λp.E) ω V → (λp̂. (J(λp.E)·p̂) V)⋆ (ω E[V/p])  -- the pullback
@@ -1174,11 +1203,12 @@ def pullback_at_point(t: App, m: Premises) -> Term:
     if names:  # an open point's inert values: shared by lets, as in 8J
         V = Tuple(tuple(x if x is not None else v for x, v in zip(names, V.items)), V.pos)
     env = Env(p)
-    if _env_extension(lam):
+    extends = _env_extension(lam)
+    if extends:
         image = Tuple((V, env.at(E.items[1], V)))
     else:
         image = env.at(E, V)
-    ph = direction_pattern(p)
+    ph = _directions_apart(direction_pattern(p), V, E.items[1] if extends else E)
     dual = Lam(ph, App(Jac(lam, ph), V))
     if _stages_to_come(pb.form) >= _NAMED_AFTER and fv(image):  # at an open point
         w = Var(fresh("omega"))

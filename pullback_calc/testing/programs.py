@@ -58,7 +58,7 @@ FEATURES = ("helper", "curried", "tupled", "partial", "returns-λ", "three-args"
             "returns-pair", "combinator", "grad1", "grad1-nested", "let-reuse",
             "returns-grad1", "g-of-chain", "discarded", "Ω-outer", "Ω-constant",
             "map-helper", "stored-call", "pair-closure", "Ω-let-helper", "Ω-helper",
-            "J-helper", "iterated-direction", "Ω-at-function")
+            "J-helper", "iterated-direction", "Ω-at-function", "vector-J", "shadowed-name")
 
 #: the Church-list library a program binds when it uses lists (each at one type)
 LIST_LIBRARY = {
@@ -586,14 +586,59 @@ class _Builder:
         inner = (f"Ω(λ{y}. {self.real([y], 1, ())}) (λ{z}. λ{w}. "
                  f"({self._call_of(h, self.leaf(sc), sc)}) × {w}) ({self.leaf(sc)}) "
                  f"({self.leaf(sc)})")
+        direction = f"λ{t}. {self._call_of(h, t, [t] + sc)}"
+        if self.chance(2):
+            # the direction folds a written list that calls h: foldr, copied to its call by
+            # 8c, applies the λs it ends in to two arguments, and a call of h in the list
+            # read as no call kept h a coordinate (th68, 2026-12-01: 77,080 steps for a row
+            # against 46,961 with the helpers written in place)
+            self.library.update(("nil", "cons", "foldr"))
+            self.features.update(("foldr", "list-literal"))
+            e, acc, f, d = (self.fresh(s) for s in ("e", "acc", "f", "d"))
+            direction = (f"λ{t}. foldr (λ{e}. λ{acc}. {e} + {acc}) ({self.leaf([t] + sc)}) "
+                         f"(λ{f}. λ{d}. {f} ({self._call_of(h, self.leaf(sc), sc)}) "
+                         f"({f} ({t}) ({d})))")
         pb = (f"Ω(λ{g}. {g} ({inner})) (λz. λw. w) (λ{t}. {self._call_of(h, t, [t] + sc)}) "
-              f"(λ{t}. {self._call_of(h, t, [t] + sc)})")
+              f"({direction})")
         if not in_helper:
             return pb
         k = self.fresh("h")
         self.lets.append(f"let {k} = λ{a}. {pb} in")
         self.helpers[k] = ("curried", 1)
         return f"{k} ({self.real(scope, 1, ())})"
+
+    def vector_jacobian(self, scope: list) -> str:
+        """``πᵢ ((J(λv : ℝ × ℝ. ⟨S₁, S₂⟩ ⊕ v ⊕ v)·⟨d₁, d₂⟩) ⟨p₁, p₂⟩)``: the directional
+        derivative of a map ℝ² → ℝ² that adds its input vector twice (f(v) = g(v) + 2v,
+        as ⊕ writes it), the Si over the inputs and π1 v, π2 v.  Differentiated again
+        (the program's gradient), rule 6 composed the maps of that derivative with the
+        vector v ⊕ v read as a real linear combination, 2 × v -- ill-typed, and the
+        gradient stuck at π1 0 (the thorough profile, 2026-12-01)."""
+        self.features.add("vector-J")
+        v = self.fresh("v")
+        inner = [f"π1 {v}", f"π2 {v}"] + scope
+        parts = [f"⟨{self.real(inner, 1, ())}, {self.real(inner, 1, ())}⟩", v, v]
+        k = self.pick((0, 1, 2))  # the pair first, between or last
+        parts = parts[1:k + 1] + parts[:1] + parts[k + 1:]
+        return (f"π{self.pick((1, 2))} ((J(λ{v} : ℝ × ℝ. {' ⊕ '.join(parts)})·"
+                f"⟨{self.leaf(scope)}, {self.leaf(scope)}⟩) ⟨{self.real(scope, 1, ())}, "
+                f"{self.leaf(scope)}⟩)")
+
+    def shadowed_name(self, scope: list) -> str:
+        """``let h = λt. λg. g t in Ω(λg. (J(λy. h y (λs. S))·d) P) (λz. λw. w) P' D``: a
+        helper's parameter and the variable of a derivative that calls it share a name
+        (g), and the function passed reads the derivative's g.  Inlined, the helper binds
+        g again inside the derivative, the two directions are both called dg, and rule pb
+        captured the outer one in the point of an inner stage map (ill-typed, found by
+        the thorough profile's subject reduction, 2026-12-01)."""
+        self.features.add("shadowed-name")
+        g = self.fresh("g")
+        h, t, y, s_ = self.fresh("h"), self.fresh("t"), self.fresh("y"), self.fresh("s")
+        self.lets.append(f"let {h} = λ{t}. λ{g}. {g} {t} in")
+        body = self.real([g, s_] + scope, 1, ()) if self.chance(2) else g
+        return (f"Ω(λ{g}. (J(λ{y}. {h} {y} (λ{s_}. {body}))·({self.leaf(scope)})) "
+                f"({self.leaf([g] + scope)})) (λz. λw. w) ({self.real(scope, 1, ())}) "
+                f"({self.leaf(scope)})")
 
     def jacobian_helper(self, scope: list) -> str:
         """A Jacobian applied at a point, whose map calls a helper over the inputs,
@@ -795,6 +840,10 @@ class _Builder:
             return self.omega_at_function(scope)
         if name == "J-helper":
             return self.jacobian_helper(scope)
+        if name == "vector-J":
+            return self.vector_jacobian(scope)
+        if name == "shadowed-name":
+            return self.shadowed_name(scope)
         if name in ("combinator", "stored-call"):
             return self.combinator(scope, 1, ())
         if name == "let-reuse":

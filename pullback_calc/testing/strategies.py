@@ -89,7 +89,7 @@ from typing import Callable, Mapping, Optional
 
 from hypothesis import strategies as st
 
-from ..syntax.subst import fv
+from ..syntax.subst import fv, subst
 from ..syntax.terms import (App, Dual, Jac, Lam, Num, Prim, Proj, Pullback, Sum, Term, Tuple, Var,
                             ZERO, church_list, pattern_vars)
 from ..syntax.types import Arrow, DualT, Prod, R, Real, Type
@@ -506,7 +506,15 @@ class _Gen:
 
     def k_sum(self, ty, ctx, d):
         k = self.pick([2, 3])
-        return Sum(tuple(self.term(ty, ctx, self.sub(d)) for _ in range(k)))
+        items = [self.term(ty, ctx, self.sub(d)) for _ in range(k)]
+        vs = self.vars_of(ctx, ty) if not isinstance(ty, Real) else []
+        if vs and self.flip(3):
+            # a vector variable twice, x ⊕ x: a linear normal form that collected it
+            # wrote 2 × x, and × is the real product (rule 6 composing the maps of a
+            # tuple-valued Jacobian, found by the thorough profile: stuck at π1 0)
+            x = Var(self.pick(vs))
+            items[-2:] = [x, x]
+        return Sum(tuple(items))
 
     def k_lamsum(self, ty, ctx, d):
         return Sum((self.lam(ty, ctx, self.sub(d)), self.lam(ty, ctx, self.sub(d))))
@@ -972,6 +980,18 @@ def with_library(term: Term) -> Term:
     return term
 
 
+def _parameters(f: Term) -> list:
+    """The names a library function's λs bind, outermost first."""
+    out: list = []
+    stack = [f]
+    while stack:
+        u = stack.pop()
+        if isinstance(u, Lam):
+            out.extend(pattern_vars(u.pat))
+        stack.extend(reversed(u.children()))
+    return out
+
+
 def _description(kind: str, term: Term, extra: str = "") -> str:
     used = [n for n in _LIB_NAMES if n in fv(term)]
     lib = f"; uses {', '.join(used)}" if used else ""
@@ -1032,6 +1052,15 @@ def higher_order_programs(depth: int = 2, as_program: bool = False, *,
         p = Var(g.pick(("l", "g", "x")))
         ctx = tuple(library_context().items())
         body = g.varying_body(cod, _bind(ctx, p, dom), p, depth)
+        params = [x for k in _LIB_NAMES if k in fv(body) for x in _parameters(library()[k])
+                  if x != p.name and x not in fv(body)]
+        if params and g.flip(2):
+            # the pullback's variable named as a parameter of a helper the body calls:
+            # inlined, the helper binds that name again inside the derivative, and the
+            # two directions share a name (dg) -- rule pb captured the outer one in a
+            # point (found by the thorough profile)
+            q = Var(g.pick(sorted(set(params))))
+            body, p = subst(body, {p.name: q}), q
         fun = Lam(p, body, dom if _has_product(dom) else None)
         form = g.one_form(cod, (), 1)
         point = draw(points(dom))

@@ -63,6 +63,15 @@ CLOSED_REAL = [
     # variable, in function position; 19b once put it in the map of J(λz. ā₁ z)·T₀,
     # where rule 17 could not look inside it later (now: in the point)
     "Ω(λx. let k = λx. π1 ⟨λx. 1, x⟩ in Ω(λx. k (k 1 1) x) (λz. λw. w) 1 1) (λz. λw. w) 0.1 0.25",
+    # the thorough profile (2026-12-01, test_higher_order_rows_…): rule 6 composed the maps
+    # of a tuple-valued Jacobian's derivative reading x ⊕ x (x : ℝ × ℝ) as the real
+    # combination 2 × x -- ill-typed, and the gradient stuck at π1 0
+    "Ω(λ⟨x1, x2⟩. π1 (J(λx : ℝ × ℝ. ⟨x1, π1 x⟩ ⊕ x ⊕ x)·⟨1, 1⟩ ⟨1, 1⟩)) (λz. λw. w) "
+    "⟨0, 0⟩ ⟨1, 0⟩",
+    # the thorough profile (2026-12-01, test_subject_reduction_higher_order): at's
+    # parameter g and the pullback's g share the direction name dg, and rule pb bound the
+    # outer dg, free in the point ⟨⟨1, 1⟩, λx. dg⟩, by the inner stage map's pattern
+    "let at = λx. λg. g x in Ω(λg. J(λx. at x (λx. g))·1 1) (λx. λw. w) 0.1 0.25",
 ]
 
 #: closed terms (of any type) whose every step must preserve the type

@@ -817,6 +817,27 @@ def _only_calls_param(entry, i: int, known=frozenset()) -> bool:
     return isinstance(f.pat, Var) and _calls_in_body(f.pat.name, f, inner)
 
 
+def _curried_binders(series, args: list, helpers: dict):
+    """The λs that the let series ends in, one per argument (b₁ … bₖ of
+    ``(let … in λb₁. … λbₖ. B) A₁ … Aₖ``), and helpers with each bᵢ the helper Aᵢ is
+    (none where it is no helper); None if the series ends in fewer λs, or binds
+    one of their names freely."""
+    end, scope, binders = series, dict(helpers), []
+    while is_let(end):
+        end = end.fun.body
+    for a in args:
+        if not (isinstance(end, Lam) and isinstance(end.pat, Var)) \
+                or _free_count(end.pat.name, series):
+            return None
+        entry = _entry_of(a, helpers)  # (an argument means what it does at the call)
+        scope.pop(end.pat.name, None)
+        if entry is not None:
+            scope[end.pat.name] = entry
+        binders.append(end)
+        end = end.body
+    return binders, scope
+
+
 def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
     def passed(entry, args) -> bool:
         if _binders_left(entry, len(args)):
@@ -875,6 +896,17 @@ def _calls_in_body(x: str, lam: Lam, helpers: dict) -> bool:
                 # its map and 1-form are read as any pullback's)
                 return all(go(c) for c in [head] + args + rest
                            if all(c is not a for a in lams))
+            curried = _curried_binders(head, args, helpers) \
+                if is_let(head) and len(args) >= 2 and not rest else None
+            if curried is not None:
+                # (let f = F in λz. λl. B) Z L -- a fold copied to its call: each binder is
+                # its argument, a helper where the argument is one; an argument whose
+                # binder B calls runs there (its calls are calls), any other is evaluated
+                binders, scope = curried
+                return _calls_in_body(x, Lam(Var("_"), head), scope) and all(
+                    _calls_in_body(x, a, helpers)
+                    if isinstance(a, Lam) and _calls_in_body(b.pat.name, b, scope) else go(a)
+                    for a, b in zip(args, binders))
             if is_let(u.fun):  # (let f = f in λd. B) d: the lets' λ is applied at once
                 end = u.fun
                 while is_let(end):

@@ -13,12 +13,15 @@ from hypothesis import strategies as st
 import pullback_calc as pc
 from pullback_calc.errors import PullbackCalcError
 from pullback_calc.reduction.machine import plug_all
+from pullback_calc.semantics import oracle
+from pullback_calc.syntax.terms import App, Num, Pullback, Tuple
 from pullback_calc.syntax.types import Arrow, DualT, Prod, R
+from pullback_calc.testing.programs import programs
 from pullback_calc.testing import strategies as S
 from pullback_calc.typing.check import check, infer_with_free, types_equal
 
 import regressions
-from common import reduce_noted
+from common import assert_oracle_agrees, reduce_noted
 
 UNDETERMINED = "cannot tell which tuple type"
 
@@ -93,6 +96,29 @@ CURRY = ("let curry = λf. λa. λb. f ⟨a, b⟩ in Ω(λx : ℝ × ℝ. let y 
 def test_subject_reduction_higher_order(x):
     """… of the pullback along higher-order code (Church lists, combinators)."""
     check_subject_reduction(x[0], R)
+
+
+def _vector(xs):
+    return Num(xs[0]) if len(xs) == 1 else Tuple(tuple(map(Num, xs)))
+
+
+@settings(max_examples=max(10, settings.default.max_examples // 2))
+@given(st.sampled_from((("vector-J",), ("shadowed-name",))).flatmap(
+    lambda want: programs(2, depth=1, want=want)))
+def test_subject_reduction_vector_jacobians_and_shadowed_names(p):
+    """… of a program's gradient when its body takes the Jacobian of a map ℝ² → ℝ²
+    that adds its input vector twice (v ⊕ v), or calls a helper whose parameter is
+    named as the variable of the derivative around the call (the thorough profile
+    found one of each, 2026-12-01: ``regressions.CLOSED_REAL``); and the gradient's
+    first entry is the oracle's."""
+    for f in sorted(p.features):
+        event(f"uses {f}")
+    f, pt = p.term, list(p.point)
+    t = App(App(Pullback(f, pc.parse("λz. λw. w")), _vector(pt)),
+            _vector([1.0] + [0.0] * (len(pt) - 1)))
+    check_subject_reduction(t, R)
+    assert_oracle_agrees(pc.grad(f, pt, record=False)[0],
+                         lambda: oracle.jacobian_by_oracle(f, pt)[0][0], "gradient")
 
 
 TYPES = [R, Prod((R, R)), Arrow(R, R), DualT(R), Arrow(R, DualT(R)), Arrow(Arrow(R, R), R)]

@@ -567,6 +567,12 @@ def _first_row_costs_at_most(p, factor: float) -> None:
     assert all(close(x, y) for x, y in zip(a.row, b.row)), (list(a.row), list(b.row))
 
 
+# (th68, 2026-12-01: a helper h20 called in a written list that foldr, copied to its call
+# by 8c, folds -- ``(let f = g in λz. λl. l f z) Z L`` -- was read as no call, and stayed
+# a coordinate: 77,080 steps against 46,961 in place; 48,474 since 8c reads the λs the
+# series ends in as taking each argument)
+@example(UserProgram(_helpers_program("helper_in_folded_list_program.txt"), 2, (1.2, 0.3),
+                     frozenset({"Ω-at-function", "foldr", "list-literal", "grad1"}), 2))
 @given(st.integers(2, 3).flatmap(lambda m: programs(2, depth=2, m=m, want=("Ω-at-function",))))
 def test_a_helper_called_in_a_pullback_at_a_function_costs_what_it_does_in_place(p):
     """A helper called in the point and the direction of a pullback applied at a

@@ -1270,3 +1270,37 @@ def test_a_grad_of_a_closure_over_a_constant_in_a_jacobian_costs_what_it_does_in
     want = oracle.jacobian_by_oracle(t, [0.3, 0.5])[0]
     assert list(a) == pytest.approx(list(want), rel=1e-9, abs=1e-12)
     assert list(b) == pytest.approx(list(want), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9, 'A helper partially "
+                          "applied in a derivative map'), th69")
+def test_a_helper_partially_applied_in_a_derivative_map_costs_what_it_does_in_place():
+    """th69 (2026-12-01, ``test_a_helper_called_in_a_pullback_at_a_function_costs_what_it_
+    does_in_place``, a draw of the Ω-at-function shape that folds a list): h20 = λa6.
+    λa7. (Ω(λg. g (grad1 (grad1 …))) …) + 2, a helper of two binders that ignores both
+    and holds a pullback at a function, is called as ``let part = h20 a in part a`` in
+    the map of a pullback applied at a function, and fully in another helper.  Its first
+    row takes 8,846 steps; 5,501 with every helper written in place, 6,521 with h20 alone
+    (the property's bound 1.5 × 5,501 + 300 = 8,551).  The code before this stop takes
+    the same 8,846: 8c's call analysis does not follow the partial application there."""
+    t = pc.parse(_data("helper_partially_applied_in_pullback_map_program.txt"))
+    b = pc.jacobian_row(inline_helpers(t), [0.3, 1.2], 0, record=False)
+    a = pc.jacobian_row(t, [0.3, 1.2], 0, max_steps=int(1.5 * b.steps) + 300, record=False)
+    assert all(abs(x - y) <= 1e-9 * (1 + abs(y)) for x, y in zip(a.row, b.row))
+
+
+@pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
+                   reason="known limitation (papers/calculus.md §9, 'A helper partially "
+                          "applied in a derivative map'), th69")
+def test_a_chain_into_a_function_input_with_helpers_costs_what_its_evaluation_does():
+    """th69 (2026-12-01, ``test_a_function_input_applied_to_a_chain_costs_what_its_
+    evaluation_does``): evaluation 5,641 steps, gradient 120,306 (×21.3; the property
+    allows 20×), 81,865 with every helper written in place; the same on the code before
+    this stop."""
+    text = _data("chain_into_function_input_program.txt")
+    v = pc.call(text, [-0.7, 1.2], record=False)
+    g = pc.grad(text, [-0.7, 1.2], max_steps=20 * v.steps, record=False)
+    from pullback_calc.semantics import oracle
+    want = oracle.jacobian_by_oracle(pc.parse(text), [-0.7, 1.2])[0]
+    assert all(abs(x - y) <= 1e-7 * (1 + abs(y)) for x, y in zip(g, want))

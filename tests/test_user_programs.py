@@ -1291,8 +1291,8 @@ def test_a_helper_partially_applied_in_a_derivative_map_costs_what_it_does_in_pl
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
-                   reason="known limitation (papers/calculus.md §9, 'A helper partially "
-                          "applied in a derivative map'), th69")
+                   reason="known limitation (papers/calculus.md §9, 'A chain into a "
+                          "function input, over helpers holding derivatives'), th69")
 def test_a_chain_into_a_function_input_with_helpers_costs_what_its_evaluation_does():
     """th69 (2026-12-01, ``test_a_function_input_applied_to_a_chain_costs_what_its_
     evaluation_does``): evaluation 5,641 steps, gradient 120,306 (×21.3; the property

@@ -627,10 +627,15 @@ def test_a_helper_called_in_several_derivative_maps_costs_what_it_does_in_place(
     h33 stayed a coordinate and each derivative map that calls it differentiated
     through it along x2.  The map is read as any pullback's now: 5,852 steps.  The
     property's bound: 2.5 × 5,687 + 300."""
-    from pullback_calc.testing.programs import inline_helpers
-    t = pc.parse(_data("helper_called_in_pullback_maps_program.txt"))
-    b = pc.jacobian_row(inline_helpers(t), [1.5, 1.5], 0, record=False)
-    a = pc.jacobian_row(t, [1.5, 1.5], 0, max_steps=int(2.5 * b.steps) + 300, record=False)
+    _first_row_costs_at_most("helper_called_in_pullback_maps_program.txt", [1.5, 1.5], 2.5)
+
+
+def _first_row_costs_at_most(name: str, pt: list, factor: float) -> None:
+    """The program's first row takes at most factor × the steps of the row with every
+    helper written in place, plus 300, and has its numbers."""
+    t = pc.parse(_data(name))
+    b = pc.jacobian_row(inline_helpers(t), pt, 0, record=False)
+    a = pc.jacobian_row(t, pt, 0, max_steps=int(factor * b.steps) + 300, record=False)
     assert all(abs(x - y) <= 1e-9 * (1 + abs(y)) for x, y in zip(a.row, b.row))
 
 
@@ -1284,10 +1289,8 @@ def test_a_helper_partially_applied_in_a_derivative_map_costs_what_it_does_in_pl
     row takes 8,846 steps; 5,501 with every helper written in place, 6,521 with h20 alone
     (the property's bound 1.5 × 5,501 + 300 = 8,551).  The code before this stop takes
     the same 8,846: 8c's call analysis does not follow the partial application there."""
-    t = pc.parse(_data("helper_partially_applied_in_pullback_map_program.txt"))
-    b = pc.jacobian_row(inline_helpers(t), [0.3, 1.2], 0, record=False)
-    a = pc.jacobian_row(t, [0.3, 1.2], 0, max_steps=int(1.5 * b.steps) + 300, record=False)
-    assert all(abs(x - y) <= 1e-9 * (1 + abs(y)) for x, y in zip(a.row, b.row))
+    _first_row_costs_at_most("helper_partially_applied_in_pullback_map_program.txt",
+                             [0.3, 1.2], 1.5)
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,

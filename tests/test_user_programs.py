@@ -1278,17 +1278,17 @@ def test_a_grad_of_a_closure_over_a_constant_in_a_jacobian_costs_what_it_does_in
 
 
 @pytest.mark.xfail(strict=True, raises=pc.StepBudgetExceeded,
-                   reason="known limitation (papers/calculus.md §9, 'A helper partially "
-                          "applied in a derivative map'), th69")
-def test_a_helper_partially_applied_in_a_derivative_map_costs_what_it_does_in_place():
+                   reason="known limitation (papers/calculus.md §9, 'A helper called in a "
+                          "named point of a named pullback'), th69")
+def test_a_helper_called_in_a_named_point_of_a_named_pullback_costs_what_it_does_in_place():
     """th69 (2026-12-01, ``test_a_helper_called_in_a_pullback_at_a_function_costs_what_it_
-    does_in_place``, a draw of the Ω-at-function shape that folds a list): h20 = λa6.
-    λa7. (Ω(λg. g (grad1 (grad1 …))) …) + 2, a helper of two binders that ignores both
-    and holds a pullback at a function, is called as ``let part = h20 a in part a`` in
-    the map of a pullback applied at a function, and fully in another helper.  Its first
-    row takes 8,846 steps; 5,501 with every helper written in place, 6,521 with h20 alone
-    (the property's bound 1.5 × 5,501 + 300 = 8,551).  The code before this stop takes
-    the same 8,846: 8c's call analysis does not follow the partial application there."""
+    does_in_place``): h20, a helper holding a pullback at a function, is called by h31, h31
+    by h33, and h33 in the point ``λt. h33 ⟨t, t, t⟩`` of a pullback applied at a
+    function, which A-normal form names with the pullback (``let fn = λt. … in let app =
+    pb fn``).  8c's call analysis reads no named point passed to a named pullback as a
+    call, so fn, h33, h31 and h20 stay coordinates.  The first row takes 8,846 steps;
+    5,501 with every helper written in place, 6,521 with h20 alone (the property's bound
+    1.5 × 5,501 + 300 = 8,551).  The code before this stop takes the same 8,846."""
     _first_row_costs_at_most("helper_partially_applied_in_pullback_map_program.txt",
                              [0.3, 1.2], 1.5)
 

@@ -386,9 +386,12 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                     or _passes_to_pullback(x, u, helpers, stack):
                 read += 1
                 continue
-            curried = _applied_binders(u, helpers) if not is_let(u.fun) else None
-            if curried is not None:  # (let f = F in λz. λl. B) Z L: a fold copied to its call
-                series, pairs, scope = curried
+            applied = _applied_binders(u, helpers)  # (… in λz. λl. B) Z L: a copied fold
+            if applied is None and is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets
+                tails.add(id(u.fun))                # end in is applied
+                applied = _applied_binder(u, helpers)  # (… in λl. B) A, A a helper
+            if applied is not None:  # each binder is its argument in the λs' bodies
+                series, pairs, scope = applied
                 tails.add(id(series))
                 read += 1
                 if not _calls_in(x, series, scope):
@@ -397,29 +400,12 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
                     if x not in fv(a):
                         continue
                     if isinstance(a, Lam) and _direct_calls(end.pat.name, end, scope):
-                        # a list passed where the λ calls it: it runs there, and so does
-                        # each call of x in its body
+                        # a list whose body calls x: it runs where the λ calls its binder
                         if not _calls_in(x, a, helpers):
                             return False
                     else:
                         stack.append(a)
                 continue
-            if is_let(u.fun):  # (let f = f in λd. B) d: the λ the lets end in is applied
-                tails.add(id(u.fun))
-                bound = _applied_binder(u, helpers)
-                if bound is not None:  # (… in λl. B) A, A a helper: l is A in B
-                    scope, end = bound
-                    read += 1
-                    if not _calls_in(x, u.fun, scope):
-                        return False
-                    if x in fv(u.arg):
-                        if isinstance(u.arg, Lam) and _direct_calls(end.pat.name, end, scope):
-                            # a list whose body calls x: it runs where λl calls l
-                            if not _calls_in(x, u.arg, helpers):
-                                return False
-                        else:
-                            stack.append(u.arg)
-                    continue
         if isinstance(u, (Pullback, Jac)):
             # Ω(x) ω, Ω(λt. … x …) ω: the map's body is the pullback's let series, run
             # where the pullback is applied at a point (grad1 = λf. λz. Ω(f) ω z 1); and
@@ -439,7 +425,8 @@ def _calls_in(x: str, body: Term, helpers: Optional[immutables.Map]) -> bool:
 
 def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[tuple]:
     """u = (let g = G in … λl. B) A, A an abstraction or a helper, l no free name of
-    the lets: (helpers with l bound to A, λl. B) -- map written in a helper's body,
+    the lets: (the lets, [(A, λl. B)], helpers with l bound to A), as
+    ``_applied_binders`` answers for several arguments -- map written in a helper's body,
     ``(let g = G in λl. λf. λd. l (λx. λacc. f (g x) acc) d) list``: g is called where
     the list calls its folding function (and the list's body runs where l is called)
     -- or None."""
@@ -449,7 +436,8 @@ def _applied_binder(u: App, helpers: Optional[immutables.Map]) -> Optional[tuple
     if not (isinstance(f, Lam) and isinstance(f.pat, Var)) or f.pat.name in fv(u.fun):
         return None
     h = _resolve(u.arg, helpers or _NO_HELPERS)
-    return None if h is None else ((helpers or _NO_HELPERS).set(f.pat.name, h), f)
+    return None if h is None else (u.fun, [(u.arg, f)],
+                                   (helpers or _NO_HELPERS).set(f.pat.name, h))
 
 
 def _applied_binders(u: App, helpers: Optional[immutables.Map]) -> Optional[tuple]:

@@ -55,15 +55,21 @@ _NO_HELPERS: immutables.Map = immutables.Map()
 
 
 def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None,
-                inner: bool = False) -> bool:
+                inner: bool = False, pulled: Optional[immutables.Map] = None) -> bool:
     """Is every use of x in the series t a call (``inlined_at_calls``), or the
     argument of a call of a helper the series binds (``_passed_to_caller``)?
-    ``known``: the helpers bound before t.  ``inner``: x is an abstraction that a
+    ``known``: the helpers bound before t; ``pulled``: the pullbacks
+    (``_note_pullback``).  ``inner``: x is an abstraction that a
     helper's copy goes into (its body calls the helper), not the helper itself --
     it may be the 1-form of a pullback applied at a point and a direction, which
-    rule pb applies once, there; a helper itself is not copied there (the 1-form
-    of a series' pullback is a name, A-name would name the copy again)."""
+    rule pb applies once, there, or the point or the direction of a pullback the
+    series binds (``let app = pb x``), which rule pb applies (the point where the
+    map calls its variable, the direction by 19a) as it does one written in place
+    (``_passes_to_pullback``); a helper itself is not copied there (the 1-form
+    of a series' pullback is a name, so is an argument: A-name would name the copy
+    again)."""
     helpers = _NO_HELPERS if known is None else known  # name -> Helper
+    pulls = _NO_HELPERS if pulled is None else pulled  # name -> arguments still to pass
     while is_let(t) and x in fv(t):
         E = t.arg
         if x in fv(E):
@@ -73,13 +79,19 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None,
                 pass
             elif isinstance(E, Var):
                 if not isinstance(r, Var) or not _calls_only(r.name, t.fun.body, helpers,
-                                                             inner):
+                                                             inner, pulls):
                     return False
             elif isinstance(E, Lam):
                 if not isinstance(r, Var) or not (
                         _direct_calls(x, E, helpers)
                         or _direct_calls(x, E, _bound_by_call(E, r.name, t.fun.body, helpers))) \
-                        or not _calls_only(r.name, t.fun.body, helpers, True):
+                        or not _calls_only(r.name, t.fun.body, helpers, True, pulls):
+                    return False
+            elif inner and isinstance(E, App) and isinstance(E.fun, Var) \
+                    and E.fun.name in pulls and E.arg == Var(x):
+                # the point or the direction of a pullback bound before (A-normal form
+                # names both): applied where the pullback is applied to both
+                if not _applied_fully(r, pulls[E.fun.name] - 1, t.fun.body):
                     return False
             elif isinstance(E, Pullback) and _runs(x, E.fun, helpers) and (
                     x not in fv(E.form) or inner and _runs(x, E.form, helpers)):
@@ -97,16 +109,34 @@ def _calls_only(x: str, t: Term, known: Optional[immutables.Map] = None,
             elif isinstance(E, Tuple) and projected_only(t):
                 # a pair the series only projects: 8c takes it apart with x's copy
                 # (``split_pairs``), and x's uses go on where it is taken out
-                if not all(_calls_only(n, u, h, inner) for n, u, h in _taken_out(x, t, helpers)):
+                if not all(_calls_only(n, u, h, inner, pulls)
+                           for n, u, h in _taken_out(x, t, helpers)):
                     return False
             elif not (isinstance(E, App) and isinstance(E.fun, Var) and E.fun.name == x
                       and x not in fv(E.arg)):
                 return False
         if x in pattern_vars(t.fun.pat):
             return True
-        helpers = _note_helper(t, helpers)
+        helpers, pulls = _note_helper(t, helpers), _note_pullback(t, pulls)
         t = t.fun.body
     return x not in fv(t)
+
+
+def _note_pullback(let_: App, pulls: immutables.Map) -> immutables.Map:
+    """pulls (name -> arguments still to pass) with what let_ binds: a pullback
+    Ω(S) ω (2: a point and a direction), one applied to its point (1), an alias."""
+    E, r = let_.arg, let_.fun.pat
+    n = 2 if isinstance(E, Pullback) else pulls.get(E.name) if isinstance(E, Var) else \
+        1 if isinstance(E, App) and isinstance(E.fun, Var) and pulls.get(E.fun.name) == 2 \
+        else None
+    if not pulls and n is None:
+        return pulls  # (nearly every let: no pullback bound, nothing to forget)
+    m = pulls.mutate()
+    for v in pattern_vars(r):
+        m.pop(v, None)
+    if isinstance(r, Var) and n is not None:
+        m[r.name] = n
+    return m.finish()
 
 
 def _runs(x: str, S: Term, helpers: immutables.Map) -> bool:

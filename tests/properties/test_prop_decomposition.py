@@ -19,6 +19,7 @@ shape matches; a value (the end of every derivation) must have no
 decomposition.
 """
 import math
+from typing import Optional
 
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
@@ -615,10 +616,13 @@ def used_by_calls(let_) -> bool:
     return _only_called(q.name, let_.fun.body, {})
 
 
-def _only_called(x: str, t: Term, helpers: dict, inner: bool = False) -> bool:
+def _only_called(x: str, t: Term, helpers: dict, inner: bool = False,
+                 pullbacks: Optional[dict] = None) -> bool:
     # (inner: x is an abstraction a helper's copy goes into; it may be a pullback's
-    # 1-form, the helper itself may not)
+    # 1-form, or the point or direction a pullback bound by a let is applied to; the
+    # helper itself may not)
     helpers = dict(helpers)  # name -> (abstraction, its arguments' helpers, its scope)
+    pullbacks = dict(pullbacks or {})  # name -> how many of (point, direction) to come
     while is_let(t):
         E, r = t.arg, t.fun.pat
         if _free_count(x, E):
@@ -629,12 +633,19 @@ def _only_called(x: str, t: Term, helpers: dict, inner: bool = False) -> bool:
                     and _applied(r, _binders_left(helpers[E.fun.name], 1), t.fun.body)):
                 pass  # (and the call runs: a partial application the output runs nothing)
             elif isinstance(E, Var):
-                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers, inner)):
+                if not (isinstance(r, Var) and _only_called(r.name, t.fun.body, helpers, inner,
+                                                            pullbacks)):
                     return False
             elif isinstance(E, Lam):
                 if not (isinstance(r, Var) and (_calls_in_body(x, E, helpers) or _calls_in_body(
                         x, E, _first_binder_bound(E, r.name, t.fun.body, helpers)))
-                        and _only_called(r.name, t.fun.body, helpers, True)):
+                        and _only_called(r.name, t.fun.body, helpers, True, pullbacks)):
+                    return False
+            elif (inner and isinstance(E, App) and E.arg == Var(x) and isinstance(E.fun, Var)
+                  and E.fun.name in pullbacks):
+                # a named pullback applied to x, its point or its direction: rule pb
+                # applies both once the pullback has them
+                if not _applied(r, pullbacks[E.fun.name] - 1, t.fun.body):
                     return False
             elif isinstance(E, Jac) and _calls_in_body(x, E.lam, helpers):
                 # J(λy. … q …)·v: forward mode runs the map's body where it is applied
@@ -642,7 +653,7 @@ def _only_called(x: str, t: Term, helpers: dict, inner: bool = False) -> bool:
                     return False
             elif isinstance(E, Tuple) and only_projected(t):
                 # a pair only projected: 8c takes it apart as it copies q
-                if not all(isinstance(s, Var) and _only_called(s.name, u, h, inner)
+                if not all(isinstance(s, Var) and _only_called(s.name, u, h, inner, pullbacks)
                            for s, u, h in _projections_of(x, t, helpers)):
                     return False
             elif isinstance(E, Pullback) and all(
@@ -660,6 +671,15 @@ def _only_called(x: str, t: Term, helpers: dict, inner: bool = False) -> bool:
         if x in pattern_vars(t.fun.pat):
             return True
         helpers = _remember(r, E, helpers)
+        for v in pattern_vars(r):
+            pullbacks.pop(v, None)
+        if isinstance(r, Var) and isinstance(E, Pullback):
+            pullbacks[r.name] = 2
+        elif isinstance(r, Var) and isinstance(E, Var) and E.name in pullbacks:
+            pullbacks[r.name] = pullbacks[E.name]
+        elif isinstance(r, Var) and isinstance(E, App) and isinstance(E.fun, Var) \
+                and pullbacks.get(E.fun.name) == 2:
+            pullbacks[r.name] = 1
         t = t.fun.body
     return not _free_count(x, t)
 

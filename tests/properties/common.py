@@ -74,10 +74,10 @@ def reject_known_bug(value) -> None:
         reject()
 
 
-def reduce_noted(t):
+def reduce_noted(t, max_steps: int = MAX_STEPS):
     """Reduce t (recording its rule coverage), noting the term and its normal form."""
     note(f"term: {pc.pretty(t)}")
-    r = reduce_recorded(t, MAX_STEPS)
+    r = reduce_recorded(t, max_steps)
     note(f"normal form: {pc.pretty(r.value)}")
     return r
 
